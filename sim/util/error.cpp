@@ -1,14 +1,14 @@
 #include "error.hpp"
 
+#include <fmt/format.h>
+
 namespace tpsim {
 
 std::string format_error(const Location& where, const std::string& message) {
-  std::string out = where.file.empty() ? "tpsim" : where.file;
-  if (where.line > 0) {
-    out += ":" + std::to_string(where.line);
-    if (where.col > 0) out += ":" + std::to_string(where.col);
-  }
-  return out + ": error: " + message;
+  const std::string file = where.file.empty() ? "tpsim" : where.file;
+  if (where.line > 0 && where.col > 0) return fmt::format("{}:{}:{}: error: {}", file, where.line, where.col, message);
+  if (where.line > 0) return fmt::format("{}:{}: error: {}", file, where.line, message);
+  return fmt::format("{}: error: {}", file, message);
 }
 
 InputError::InputError(Location where, std::string message)

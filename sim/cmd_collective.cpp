@@ -1,0 +1,94 @@
+// `tpsim collective --platform P --gpus 0-7`: a simulated nccl-tests sweep on a platform,
+// in the nccl-tests layout so it can be put side by side with a real all_reduce_perf run.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+
+#include "cmd_common.hpp"
+#include "config/calibration.hpp"
+#include "model/collective_model.hpp"
+#include "report/verdict.hpp"
+#include "report/writers.hpp"
+#include "util/units.hpp"
+
+namespace tpsim {
+
+int collective_command(int argc, char** argv) {
+  CLI::App app{"Simulated nccl-tests sweep (times in us, algbw and busbw in GB/s = 1e9 B/s)"};
+  std::string platform_path, gpus_text, op_text = "all_reduce", min_text = "8B", max_text = "512MiB", p2p = "on", calibration_path,
+                                     algorithm = "auto", protocol = "auto";
+  double factor = 2;
+  bool explain = false;
+  app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
+  app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
+  app.add_option("--op", op_text, "all_reduce | all_gather | reduce_scatter");
+  app.add_option("--min", min_text, "smallest size (e.g. 8, 1KiB)");
+  app.add_option("--max", max_text, "largest size (e.g. 512M, 1GiB)");
+  app.add_option("--factor", factor, "size multiplier between rows");
+  app.add_option("--p2p", p2p, "on | off (off = NCCL_P2P_DISABLE=1: staged through host memory)");
+  app.add_option("--calibration", calibration_path, "calibration file from tpsim fit");
+  app.add_option("--algorithm", algorithm, "auto | ring | tree | direct (NCCL_ALGO)");
+  app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
+  app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  auto size_of = [](std::string t) {
+    if (!t.empty() && std::isdigit(static_cast<unsigned char>(t.back()))) t += "B";
+    if (t.back() == 'K' || t.back() == 'M' || t.back() == 'G') t += "iB";  // nccl-tests' -b 8 -e 512M
+    return parse_size(t);
+  };
+  const double lo = size_of(min_text), hi = size_of(max_text);
+  if (!(factor > 1) || lo <= 0 || hi < lo) throw ValueError("need 0 < --min <= --max and --factor > 1");
+  CollectiveOp op;
+  if (op_text == "all_reduce") op = CollectiveOp::all_reduce;
+  else if (op_text == "all_gather") op = CollectiveOp::all_gather;
+  else if (op_text == "reduce_scatter") op = CollectiveOp::reduce_scatter;
+  else throw ValueError("--op must be all_reduce, all_gather or reduce_scatter");
+  if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
+  const std::vector<int> gpus = parse_gpu_list(gpus_text);
+  std::unique_ptr<Calibration> cal;
+  if (!calibration_path.empty()) cal = std::make_unique<Calibration>(load_calibration(calibration_path));
+  CollectiveSpec spec;
+  spec.algorithm = algorithm;
+  spec.protocol = protocol;
+  if (p2p == "off") spec.p2p_level = "OFF";
+  Topology topo(load_platform_file(platform_path), HardwareSpec{}, spec.p2p_level);
+  for (int g : gpus)
+    if (!topo.platform().gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
+  CollectiveModel model(topo, spec, cal.get());
+  const int n = int(gpus.size());
+  std::string out = fmt::format("# tpsim {} collective: {} on GPUs {} of {} (p2p {}){}\n# nranks {} (simulated)\n", TPSIM_VERSION,
+                                op_text, gpus_text, platform_path, p2p, cal ? ", calibration " + calibration_path : "", n);
+  out += "#\n#                                                              out-of-place                       in-place\n";
+  out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+  out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  double sum_busbw = 0;
+  int rows = 0;
+  std::string why;
+  for (double size = lo; size <= hi * (1 + 1e-9); size *= factor) {
+    const double s = std::floor(size / 4) * 4;
+    if (s <= 0) continue;
+    const CollectivePlan& c = model.plan(op, s, gpus);
+    const double t_us = c.time_s() * 1e6, alg = c.algbw_Bps() / 1e9, bus = c.busbw_Bps() / 1e9;
+    const std::string row = fmt::format("{:7.2f} {:7.2f} {:7.2f}", t_us, alg, bus);
+    out += fmt::format("{:>12.0f}  {:>12.0f}     float  {:>6}      -1 {}    N/A {}    N/A\n", s, s / 4, op == CollectiveOp::all_gather ? "none" : "sum",
+                       row, row);
+    if (explain) why += fmt::format("#  {:>12.0f} B: {}\n", s, describe_collective(c));
+    sum_busbw += 2 * bus;
+    rows += 2;
+  }
+  out += "# Out of bounds values : 0 OK\n";
+  out += fmt::format("# Avg bus bandwidth    : {:.2f}\n#\n", rows ? sum_busbw / rows : 0.0);
+  if (explain) out += "# per size: algorithm/protocol, latency + bus bytes / bus bandwidth (busbw = algbw x bus factor)\n" + why;
+  std::cout << out;
+  return 0;
+}
+
+}  // namespace tpsim

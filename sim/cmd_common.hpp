@@ -1,0 +1,18 @@
+// Helpers shared by the subcommands of the tpsim executable.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tpsim {
+
+// "0-3,6" -> {0,1,2,3,6}; throws ValueError.
+std::vector<int> parse_gpu_list(const std::string& text);
+// Whether stderr is a terminal (progress is shown only there).
+bool stderr_is_tty();
+
+int run_scenario_command(int argc, char** argv);
+int collective_command(int argc, char** argv);
+int fit_command(int argc, char** argv);
+int topo_command(int argc, char** argv);
+
+}  // namespace tpsim

@@ -1,0 +1,51 @@
+// `tpsim SCENARIO [--json F] [--markdown F] [--csv F] [--quiet]`: compare configurations.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cmd_common.hpp"
+#include "config/scenario.hpp"
+#include "engine/scenario_runner.hpp"
+#include "report/verdict.hpp"
+#include "report/writers.hpp"
+
+namespace tpsim {
+
+int run_scenario_command(int argc, char** argv) {
+  CLI::App app{"tpsim: which split of the GPUs serves best — tensor-parallel groups, replicas, or both.\n"
+               "Subcommands: tpsim collective ..., tpsim fit ..., tpsim topo import|show ..."};
+  std::string scenario_path, json_path, md_path, csv_path;
+  bool quiet = false, flows = false;
+  app.add_option("scenario", scenario_path, "scenario YAML")->required();
+  app.add_option("--json", json_path, "write the result as JSON (fields in design.md)");
+  app.add_option("--markdown", md_path, "write a Markdown report for a design review");
+  app.add_option("--csv", csv_path, "write per-request records as CSV");
+  app.add_flag("--quiet", quiet, "no progress on stderr");
+  app.add_flag("--force-flows", flows, "run every collective as SimGrid flows (no closed-form fast path)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  const Scenario scenario = load_scenario(scenario_path);
+  RunOptions opt;
+  opt.force_flows = flows;
+  const bool show = !quiet && stderr_is_tty();
+  if (show) opt.progress = [](const std::string& what) { std::cerr << "\r\033[K  simulating " << what << std::flush; };
+  ScenarioResult result = run_scenario(scenario, opt);
+  if (show) std::cerr << "\r\033[K" << std::flush;
+  explain(result);
+  // Render everything before writing anything, so a failure leaves no partial output.
+  const std::string json = json_path.empty() ? "" : render_json(result, TPSIM_VERSION);
+  const std::string md = md_path.empty() ? "" : render_markdown(result);
+  const std::string csv = csv_path.empty() ? "" : render_requests_csv(result);
+  if (!json_path.empty()) write_file_atomically(json_path, json);
+  if (!md_path.empty()) write_file_atomically(md_path, md);
+  if (!csv_path.empty()) write_file_atomically(csv_path, csv);
+  std::cout << render_table(result);
+  return 0;
+}
+
+}  // namespace tpsim

@@ -1,0 +1,225 @@
+#include "platform_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "util/error.hpp"
+#include "util/spelling.hpp"
+#include "util/units.hpp"
+
+namespace tpsim {
+
+const char* link_kind_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::nvlink: return "nvlink";
+    case LinkKind::nvswitch: return "nvswitch";
+    case LinkKind::pcie: return "pcie";
+    case LinkKind::pcie_switch: return "pcie_switch";
+    case LinkKind::host_bridge: return "host_bridge";
+    case LinkKind::upi: return "upi";
+    case LinkKind::nic: return "nic";
+    case LinkKind::fabric: return "fabric";
+  }
+  return "?";
+}
+
+const GpuDesc* PlatformDesc::gpu(int index) const {
+  for (const auto& g : gpus)
+    if (g.index == index) return &g;
+  return nullptr;
+}
+
+const std::vector<RouteHop>* PlatformDesc::route(const std::string& src, const std::string& dst) const {
+  auto it = routes.find({src, dst});
+  return it == routes.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+class Reader {
+public:
+  Reader(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {}
+
+  Location at(const pugi::xml_node& n) const { return at_offset(n.offset_debug()); }
+  Location at_offset(std::ptrdiff_t offset) const {
+    Location loc{file_, 1, 1};
+    for (std::ptrdiff_t i = 0; i < offset && i < std::ptrdiff_t(text_.size()); ++i) {
+      if (text_[i] == '\n') {
+        ++loc.line;
+        loc.col = 1;
+      } else {
+        ++loc.col;
+      }
+    }
+    return loc;
+  }
+  [[noreturn]] void fail(const pugi::xml_node& n, const std::string& msg) const { throw InputError(at(n), msg); }
+
+  std::string attr(const pugi::xml_node& n, const char* name) const {
+    auto a = n.attribute(name);
+    if (!a) fail(n, std::string("<") + n.name() + "> needs a '" + name + "' attribute");
+    return a.value();
+  }
+  double quantity(const pugi::xml_node& n, const char* name, Quantity q) const {
+    try {
+      return parse_quantity(attr(n, name), q);
+    } catch (const ValueError& e) {
+      fail(n, std::string("<") + n.name() + "> attribute '" + name + "': " + e.what());
+    }
+  }
+  std::map<std::string, std::string> props(const pugi::xml_node& n) const {
+    std::map<std::string, std::string> p;
+    for (auto c : n.children("prop")) p[attr(c, "id")] = attr(c, "value");
+    return p;
+  }
+
+  void read(PlatformDesc& out);
+
+private:
+  void read_zone(const pugi::xml_node& zone, PlatformDesc& out);
+  LinkKind kind_of(const pugi::xml_node& link, const std::string& value) const;
+
+  std::string file_, text_;
+  std::map<std::string, int> link_index_;
+  std::map<std::string, pugi::xml_node> hosts_;
+  std::vector<std::pair<GpuDesc, pugi::xml_node>> gpus_;
+};
+
+LinkKind Reader::kind_of(const pugi::xml_node& link, const std::string& value) const {
+  static const std::vector<std::string> names{"nvlink", "nvswitch", "pcie", "pcie_switch",
+                                              "host_bridge", "upi", "nic", "fabric"};
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == value) return static_cast<LinkKind>(i);
+  fail(link, "link kind '" + value + "' is not one of nvlink, nvswitch, pcie, pcie_switch, host_bridge, upi, nic, fabric" +
+                 did_you_mean(value, names));
+}
+
+void Reader::read_zone(const pugi::xml_node& zone, PlatformDesc& out) {
+  for (auto child : zone.children()) {
+    const std::string tag = child.name();
+    if (tag == "zone") {
+      read_zone(child, out);
+    } else if (tag == "host") {
+      const std::string id = attr(child, "id");
+      quantity(child, "speed", Quantity::flop_rate);
+      if (hosts_.count(id)) fail(child, "host '" + id + "' is defined twice");
+      hosts_[id] = child;
+      auto p = props(child);
+      if (p.count("role") && p["role"] == "cpu") out.cpus.push_back(id);
+      if (!p.count("gpu_model")) continue;
+      GpuDesc g;
+      g.host = id;
+      g.model = p["gpu_model"];
+      g.spec = find_gpu(g.model);
+      if (!g.spec) fail(child, "unknown gpu_model '" + g.model + "'" + did_you_mean(g.model, gpu_names()));
+      if (!p.count("index")) fail(child, "GPU host '" + id + "' needs an 'index' property");
+      try {
+        g.index = static_cast<int>(parse_number(p["index"]));
+        g.node = p.count("node") ? static_cast<int>(parse_number(p["node"])) : 0;
+      } catch (const ValueError& e) {
+        fail(child, "GPU host '" + id + "': " + e.what());
+      }
+      g.p2p = !(p.count("p2p") && p["p2p"] == "no");
+      if (p.count("cpu")) g.cpu = p["cpu"];
+      gpus_.emplace_back(g, child);
+    } else if (tag == "link") {
+      LinkDesc l;
+      l.id = attr(child, "id");
+      l.bandwidth_Bps = quantity(child, "bandwidth", Quantity::bandwidth);
+      if (l.bandwidth_Bps <= 0) fail(child, "link '" + l.id + "' has zero bandwidth");
+      l.latency_s = child.attribute("latency") ? quantity(child, "latency", Quantity::time) : 0.0;
+      const std::string sharing = child.attribute("sharing_policy").as_string("SHARED");
+      if (sharing != "SHARED" && sharing != "SPLITDUPLEX" && sharing != "FATPIPE")
+        fail(child, "sharing_policy '" + sharing + "' is not SHARED, SPLITDUPLEX or FATPIPE");
+      l.split_duplex = sharing == "SPLITDUPLEX";
+      auto p = props(child);
+      if (!p.count("kind")) fail(child, "link '" + l.id + "' needs a 'kind' property (see platforms/README.md)");
+      l.kind = kind_of(child, p["kind"]);
+      if (link_index_.count(l.id)) fail(child, "link '" + l.id + "' is defined twice");
+      link_index_[l.id] = static_cast<int>(out.links.size());
+      out.links.push_back(l);
+    } else if (tag == "route") {
+      const std::string src = attr(child, "src"), dst = attr(child, "dst");
+      for (const auto& h : {src, dst})
+        if (!hosts_.count(h)) fail(child, "route names host '" + h + "', which is not defined above it");
+      std::vector<RouteHop> hops;
+      for (auto ctn : child.children("link_ctn")) {
+        const std::string id = attr(ctn, "id");
+        auto it = link_index_.find(id);
+        if (it == link_index_.end()) fail(ctn, "route uses link '" + id + "', which is not defined above it");
+        const std::string dir = ctn.attribute("direction").as_string("NONE");
+        const bool split = out.links[it->second].split_duplex;
+        if (split && dir != "UP" && dir != "DOWN")
+          fail(ctn, "SPLITDUPLEX link '" + id + "' needs direction=\"UP\" or \"DOWN\" in a route");
+        hops.push_back({it->second, dir == "DOWN"});
+      }
+      std::vector<RouteHop> back(hops.rbegin(), hops.rend());
+      for (auto& h : back) h.reverse = !h.reverse;
+      out.routes[{src, dst}] = hops;
+      if (std::string(child.attribute("symmetrical").as_string("YES")) != "NO") out.routes.emplace(std::pair{dst, src}, back);
+    } else if (tag == "prop") {
+      if (attr(child, "id") == "p2p_level") out.p2p_level = attr(child, "value");
+    } else if (tag == "config" || tag == "cluster" || tag == "zoneRoute" || tag == "backbone" || tag == "router") {
+      if (tag != "config")
+        fail(child, "<" + tag + "> is not read by tpsim yet: write boxes as <zone routing=\"Full\"> with <route>s");
+    } else if (child.type() == pugi::node_element) {
+      fail(child, "unexpected element <" + tag + "> in a zone");
+    }
+  }
+}
+
+void Reader::read(PlatformDesc& out) {
+  pugi::xml_document doc;
+  auto result = doc.load_string(text_.c_str(), pugi::parse_default | pugi::parse_doctype);
+  if (!result) throw InputError(at_offset(result.offset), std::string("not valid XML: ") + result.description());
+  auto root = doc.child("platform");
+  if (!root) throw InputError({file_, 1, 1}, "not a SimGrid platform: no <platform> element");
+  bool has_doctype = false;
+  for (auto n : doc.children())
+    if (n.type() == pugi::node_doctype) has_doctype = true;
+  if (!has_doctype)
+    fail(root, "missing <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\"> (SimGrid needs it)");
+  if (std::string(root.attribute("version").as_string()) != "4.1") fail(root, "<platform> must have version=\"4.1\"");
+  read_zone(root, out);
+  std::sort(gpus_.begin(), gpus_.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
+  for (std::size_t i = 0; i < gpus_.size(); ++i) {
+    if (i > 0 && gpus_[i].first.index == gpus_[i - 1].first.index)
+      fail(gpus_[i].second, "two GPUs have index " + std::to_string(gpus_[i].first.index));
+    out.gpus.push_back(gpus_[i].first);
+  }
+  if (out.gpus.empty()) fail(root, "the platform has no GPU host (a <host> with a 'gpu_model' property)");
+  for (auto& [g, node] : gpus_) {
+    if (!g.cpu.empty() && !hosts_.count(g.cpu)) fail(node, "GPU '" + g.host + "' names cpu '" + g.cpu + "', which is not a host");
+  }
+  // A GPU without an explicit socket uses the first CPU it has a route to.
+  for (auto& g : out.gpus) {
+    if (!g.cpu.empty()) continue;
+    for (const auto& c : out.cpus)
+      if (out.route(g.host, c)) {
+        g.cpu = c;
+        break;
+      }
+  }
+}
+
+}  // namespace
+
+PlatformDesc load_platform_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError({path}, "no such platform file");
+  if (fs::is_directory(path, ec)) throw InputError({path}, "is a directory, not a platform file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path}, "cannot open platform file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  PlatformDesc out;
+  out.file = path;
+  Reader(path, buf.str()).read(out);
+  return out;
+}
+
+}  // namespace tpsim

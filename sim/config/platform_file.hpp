@@ -1,0 +1,54 @@
+// A SimGrid platform file as tpsim reads it (conventions in platforms/README.md), checked with
+// pugixml before SimGrid ever sees it: SimGrid 3.32 aborts the process on a malformed file, so
+// every mistake must be caught here and reported with its line and column.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpu_catalog.hpp"
+
+namespace tpsim {
+
+enum class LinkKind { nvlink, nvswitch, pcie, pcie_switch, host_bridge, upi, nic, fabric };
+const char* link_kind_name(LinkKind k);
+
+struct LinkDesc {
+  std::string id;
+  LinkKind kind;
+  double bandwidth_Bps;
+  double latency_s;
+  bool split_duplex;
+};
+
+struct GpuDesc {
+  int index;            // the number users write in scenarios
+  std::string host;     // SimGrid host name
+  std::string model;    // name in the GPU catalog
+  const GpuSpec* spec;  // datasheet
+  int node = 0;
+  bool p2p = true;      // false: driver reports P2P not supported
+  std::string cpu;      // host id of its CPU socket ("" when the platform has none)
+};
+
+struct RouteHop {
+  int link;       // index into PlatformDesc::links
+  bool reverse;   // traversed DOWN (for SPLITDUPLEX)
+};
+
+struct PlatformDesc {
+  std::string file;
+  std::string p2p_level = "PXB";        // NCCL_P2P_LEVEL equivalent
+  std::vector<GpuDesc> gpus;            // sorted by index
+  std::vector<std::string> cpus;        // CPU socket host ids
+  std::vector<LinkDesc> links;
+  // Directed routes between hosts by id: (src, dst) -> hops. Both directions are stored.
+  std::map<std::pair<std::string, std::string>, std::vector<RouteHop>> routes;
+
+  const GpuDesc* gpu(int index) const;  // nullptr when absent
+  const std::vector<RouteHop>* route(const std::string& src, const std::string& dst) const;
+};
+
+PlatformDesc load_platform_file(const std::string& path);
+
+}  // namespace tpsim

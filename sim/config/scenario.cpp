@@ -1,0 +1,331 @@
+#include "scenario.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#include "util/spelling.hpp"
+#include "yaml_source.hpp"
+
+namespace tpsim {
+
+std::string fmt_list(const std::vector<std::string>& v);
+
+const char* objective_name(Objective o) {
+  switch (o) {
+    case Objective::latency: return "latency";
+    case Objective::ttft: return "ttft";
+    case Objective::tpot: return "tpot";
+    case Objective::throughput: return "throughput";
+    case Objective::slo: return "slo";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Sweepable {
+  std::string name;
+  std::string unit;              // printed unit of SI values
+  std::optional<Quantity> quantity;  // how values are written; nullopt = plain number
+  std::function<void(Scenario&, double)> apply;
+};
+
+LinkOverride& link_override(Scenario& s, const std::string& kind) { return s.hardware.links[kind]; }
+
+const std::vector<Sweepable>& sweepables() {
+  static const std::vector<Sweepable> table = [] {
+    std::vector<Sweepable> t{
+        {"collectives.fixed_latency", "s", Quantity::time, [](Scenario& s, double v) { s.collectives.fixed_latency_s = v; }},
+        {"hardware.hbm_bandwidth", "B/s", Quantity::bandwidth, [](Scenario& s, double v) { s.hardware.hbm_bandwidth_Bps = v; }},
+        {"workload.batch", "sequences", std::nullopt, [](Scenario& s, double v) { s.workload.batch = int(v); }},
+        {"workload.prompt_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.prompt = {LengthDist::fixed, v}; }},
+        {"workload.output_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.output = {LengthDist::fixed, v}; }},
+        {"workload.rate", "requests/s", std::nullopt, [](Scenario& s, double v) { s.workload.rate_per_s = v; }},
+        {"engine.host_overhead", "s", Quantity::time, [](Scenario& s, double v) { s.engine.host_overhead_s = v; }},
+    };
+    for (const char* kind : {"nvlink", "nvswitch", "pcie", "pcie_switch", "host_bridge", "upi", "nic", "fabric"}) {
+      std::string k = kind;
+      t.push_back({"links." + k + ".bandwidth", "B/s", Quantity::bandwidth,
+                   [k](Scenario& s, double v) { link_override(s, k).bandwidth_Bps = v; }});
+      t.push_back({"links." + k + ".latency", "s", Quantity::time,
+                   [k](Scenario& s, double v) { link_override(s, k).latency_s = v; }});
+    }
+    return t;
+  }();
+  return table;
+}
+
+const Sweepable* find_sweepable(const std::string& name) {
+  for (const auto& s : sweepables())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string resolve(const std::string& scenario_file, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  return (fs::path(scenario_file).parent_path() / path).lexically_normal().string();
+}
+
+double positive(const YamlMap& m, const std::string& key, double v) {
+  if (!(v > 0)) m.fail(m.node(key), "'" + key + "' must be positive");
+  return v;
+}
+
+LengthSpec read_length(const YamlMap& parent, const std::string& key, LengthSpec fallback) {
+  if (!parent.has(key)) return fallback;
+  YAML::Node n = parent.node(key);
+  if (n.IsScalar()) return {LengthDist::fixed, positive(parent, key, double(parent.integer(key)))};
+  YamlMap m(parent.file(), n, "'" + key + "'");
+  m.check_keys({"dist", "value", "low", "high", "mean", "sigma"});
+  const std::string dist = m.str("dist");
+  if (dist == "fixed") return {LengthDist::fixed, positive(m, "value", m.number("value"))};
+  if (dist == "uniform") {
+    LengthSpec l{LengthDist::uniform, positive(m, "low", m.number("low")), m.number("high")};
+    if (l.high < l.value) m.fail(m.node("high"), "'high' must be >= 'low'");
+    return l;
+  }
+  if (dist == "lognormal") return {LengthDist::lognormal, positive(m, "mean", m.number("mean")), 0, positive(m, "sigma", m.number("sigma"))};
+  m.fail(m.node("dist"), "'dist' must be fixed, uniform or lognormal, not '" + dist + "'" +
+                             did_you_mean(dist, {"fixed", "uniform", "lognormal"}));
+}
+
+WorkloadSpec read_workload(const YamlMap& m) {
+  m.check_keys({"arrivals", "batch", "prompt_tokens", "output_tokens", "rate_per_s", "burstiness", "requests",
+                "duration", "trace"});
+  WorkloadSpec w;
+  const std::string arrivals = m.str_or("arrivals", "closed");
+  const std::vector<std::string> kinds{"closed", "poisson", "gamma", "constant", "trace"};
+  auto it = std::find(kinds.begin(), kinds.end(), arrivals);
+  if (it == kinds.end())
+    m.fail(m.node("arrivals"), "'arrivals' must be one of closed, poisson, gamma, constant, trace" + did_you_mean(arrivals, kinds));
+  w.arrivals = static_cast<ArrivalKind>(it - kinds.begin());
+  w.batch = static_cast<int>(m.integer_or("batch", 1));
+  if (w.batch < 1) m.fail(m.node("batch"), "'batch' must be at least 1");
+  w.prompt = read_length(m, "prompt_tokens", w.prompt);
+  w.output = read_length(m, "output_tokens", w.output);
+  if (m.has("rate_per_s")) w.rate_per_s = positive(m, "rate_per_s", m.number("rate_per_s"));
+  if (m.has("burstiness")) w.burstiness = positive(m, "burstiness", m.number("burstiness"));
+  w.requests = m.integer_or("requests", 0);
+  if (w.requests < 0) m.fail(m.node("requests"), "'requests' must be positive");
+  if (w.requests > 10'000'000)
+    m.fail(m.node("requests"), "'requests' is " + std::to_string(w.requests) + "; tpsim refuses more than 10000000 (memory grows with requests)");
+  w.duration_s = m.quantity_or("duration", Quantity::time, 0);
+  if (m.has("trace")) w.trace_path = resolve(m.file(), m.str("trace"));
+  const bool open = w.arrivals != ArrivalKind::closed;
+  if (open && w.arrivals != ArrivalKind::trace && w.rate_per_s <= 0)
+    m.fail(m.raw(), "arrivals '" + arrivals + "' needs 'rate_per_s'");
+  if (open && w.arrivals != ArrivalKind::trace && w.requests == 0 && w.duration_s == 0)
+    m.fail(m.raw(), "open arrivals need 'requests' or 'duration'");
+  if (w.arrivals == ArrivalKind::trace && w.trace_path.empty()) m.fail(m.raw(), "arrivals 'trace' needs 'trace: FILE'");
+  return w;
+}
+
+SchedulerSpec read_scheduler(const YamlMap& m) {
+  m.check_keys({"max_num_seqs", "max_batched_tokens", "chunked_prefill", "gpu_memory_utilization", "block_size", "router"});
+  SchedulerSpec s;
+  s.max_num_seqs = static_cast<int>(m.integer_or("max_num_seqs", s.max_num_seqs));
+  s.max_batched_tokens = static_cast<int>(m.integer_or("max_batched_tokens", s.max_batched_tokens));
+  s.chunked_prefill = m.boolean_or("chunked_prefill", false);
+  s.gpu_memory_utilization = m.number_or("gpu_memory_utilization", s.gpu_memory_utilization);
+  if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
+    m.fail(m.node("gpu_memory_utilization"), "'gpu_memory_utilization' must be in (0, 1]");
+  s.block_size = static_cast<int>(m.integer_or("block_size", s.block_size));
+  if (s.max_num_seqs < 1 || s.max_batched_tokens < 1 || s.block_size < 1)
+    m.fail(m.raw(), "scheduler limits must be at least 1");
+  s.router = m.str_or("router", s.router);
+  const std::vector<std::string> routers{"round_robin", "least_outstanding", "least_kv"};
+  if (std::find(routers.begin(), routers.end(), s.router) == routers.end())
+    m.fail(m.node("router"), "'router' must be round_robin, least_outstanding or least_kv" + did_you_mean(s.router, routers));
+  return s;
+}
+
+EngineSpec read_engine(const YamlMap& m) {
+  m.check_keys({"host_overhead", "host_overlap", "cuda_graphs", "kernel_launch", "graph_kernel", "graph_launch"});
+  EngineSpec e;
+  e.host_overhead_s = m.quantity_or("host_overhead", Quantity::time, 0);
+  e.host_overlap = m.boolean_or("host_overlap", true);
+  e.cuda_graphs = m.boolean_or("cuda_graphs", true);
+  if (m.has("kernel_launch")) e.kernel_launch_s = m.quantity("kernel_launch", Quantity::time);
+  if (m.has("graph_kernel")) e.graph_kernel_s = m.quantity("graph_kernel", Quantity::time);
+  if (m.has("graph_launch")) e.graph_launch_s = m.quantity("graph_launch", Quantity::time);
+  return e;
+}
+
+CollectiveSpec read_collectives(const YamlMap& m) {
+  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level"});
+  CollectiveSpec c;
+  if (m.has("fixed_latency")) c.fixed_latency_s = m.quantity("fixed_latency", Quantity::time);
+  auto pick = [&](const std::string& key, const std::vector<std::string>& allowed, std::string& out) {
+    if (!m.has(key)) return;
+    out = m.str(key);
+    if (std::find(allowed.begin(), allowed.end(), out) == allowed.end())
+      m.fail(m.node(key), "'" + key + "' must be one of " + fmt_list(allowed) + did_you_mean(out, allowed));
+  };
+  pick("algorithm", {"auto", "ring", "tree", "direct", "nvls"}, c.algorithm);
+  pick("protocol", {"auto", "LL", "LL128", "Simple"}, c.protocol);
+  pick("p2p_level", {"NVL", "PIX", "PXB", "PHB", "SYS"}, c.p2p_level);
+  return c;
+}
+
+HardwareSpec read_hardware(const YamlMap& m) {
+  m.check_keys({"hbm_bandwidth", "matmul_efficiency", "links"});
+  HardwareSpec h;
+  if (m.has("hbm_bandwidth")) h.hbm_bandwidth_Bps = positive(m, "hbm_bandwidth", m.quantity("hbm_bandwidth", Quantity::bandwidth));
+  if (m.has("matmul_efficiency")) {
+    double e = m.number("matmul_efficiency");
+    if (!(e > 0 && e <= 1)) m.fail(m.node("matmul_efficiency"), "'matmul_efficiency' must be in (0, 1]");
+    h.matmul_efficiency = e;
+  }
+  if (m.has("links")) {
+    YamlMap links = m.map("links");
+    const std::vector<std::string> kinds{"nvlink", "nvswitch", "pcie", "pcie_switch", "host_bridge", "upi", "nic", "fabric"};
+    links.check_keys(kinds);
+    for (const auto& k : kinds) {
+      if (!links.has(k)) continue;
+      YamlMap l = links.map(k);
+      l.check_keys({"bandwidth", "latency"});
+      if (l.has("bandwidth")) h.links[k].bandwidth_Bps = positive(l, "bandwidth", l.quantity("bandwidth", Quantity::bandwidth));
+      if (l.has("latency")) h.links[k].latency_s = l.quantity("latency", Quantity::time);
+    }
+  }
+  return h;
+}
+
+SloSpec read_slo(const YamlMap& m) {
+  m.check_keys({"ttft_p99", "tpot_p99", "e2e_p99"});
+  SloSpec s;
+  if (m.has("ttft_p99")) s.ttft_p99_s = m.quantity("ttft_p99", Quantity::time);
+  if (m.has("tpot_p99")) s.tpot_p99_s = m.quantity("tpot_p99", Quantity::time);
+  if (m.has("e2e_p99")) s.e2e_p99_s = m.quantity("e2e_p99", Quantity::time);
+  return s;
+}
+
+double sweep_value(const YamlMap& m, const YAML::Node& n, const Sweepable& p) {
+  return p.quantity ? quantity_of(m.file(), n, *p.quantity, "sweep value") : number_of(m.file(), n, "sweep value");
+}
+
+SweepSpec read_sweep(const YamlMap& m) {
+  m.check_keys({"parameter", "values", "from", "to", "steps"});
+  SweepSpec s;
+  s.parameter = m.str("parameter");
+  const Sweepable* p = find_sweepable(s.parameter);
+  if (!p) {
+    std::vector<std::string> names;
+    for (const auto& x : sweepables()) names.push_back(x.name);
+    m.fail(m.node("parameter"), "cannot sweep '" + s.parameter + "'" + did_you_mean(s.parameter, names));
+  }
+  s.unit = p->unit;
+  if (m.has("values")) {
+    YAML::Node v = m.node("values");
+    if (!v.IsSequence() || v.size() < 2) m.fail(v, "'values' must be a list of at least two values");
+    for (const auto& x : v) s.values.push_back(sweep_value(m, x, *p));
+  } else {
+    const double from = sweep_value(m, m.node("from"), *p), to = sweep_value(m, m.node("to"), *p);
+    const long steps = m.integer("steps");
+    if (steps < 2 || steps > 1000) m.fail(m.node("steps"), "'steps' must be between 2 and 1000");
+    for (long i = 0; i < steps; ++i) s.values.push_back(from + (to - from) * double(i) / double(steps - 1));
+  }
+  if (!std::is_sorted(s.values.begin(), s.values.end())) m.fail(m.raw(), "sweep values must be in increasing order");
+  return s;
+}
+
+std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
+  if (!n.IsSequence() || n.size() == 0) m.fail(n, "each replica in 'layout' must be a non-empty list of GPU indices");
+  std::vector<int> g;
+  for (const auto& x : n) {
+    long v = integer_of(m.file(), x, "GPU index");
+    if (v < 0) m.fail(x, "GPU index must be >= 0");
+    g.push_back(static_cast<int>(v));
+  }
+  return g;
+}
+
+ConfigSpec read_config(const YamlMap& m) {
+  m.check_keys({"name", "tp", "layout"});
+  ConfigSpec c;
+  c.where = location_of(m.file(), m.raw());
+  c.tp = static_cast<int>(m.integer("tp"));
+  if (c.tp < 1) m.fail(m.node("tp"), "'tp' must be at least 1");
+  YAML::Node layout = m.node("layout");
+  if (!layout.IsSequence() || layout.size() == 0) m.fail(layout, "'layout' must be a list of replicas, each a list of GPUs");
+  std::set<int> seen;
+  for (const auto& replica : layout) {
+    auto gpus = read_gpu_list(m, replica);
+    if (int(gpus.size()) != c.tp)
+      m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but tp is " + std::to_string(c.tp));
+    for (int g : gpus)
+      if (!seen.insert(g).second) m.fail(replica, "GPU " + std::to_string(g) + " is used twice in this configuration");
+    c.layout.push_back(gpus);
+  }
+  c.name = m.str_or("name", "");
+  if (c.name.empty()) c.name = (c.layout.size() > 1 ? std::to_string(c.layout.size()) + "xTP=" : "TP=") + std::to_string(c.tp);
+  return c;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& sweepable_parameters() {
+  static const auto list = [] {
+    std::vector<std::pair<std::string, std::string>> l;
+    for (const auto& s : sweepables()) l.emplace_back(s.name, s.unit);
+    return l;
+  }();
+  return list;
+}
+
+void apply_sweep_value(Scenario& s, const std::string& parameter, double value) {
+  const Sweepable* p = find_sweepable(parameter);
+  if (!p) throw std::logic_error("unknown sweep parameter " + parameter);
+  p->apply(s, value);
+}
+
+Scenario load_scenario(const std::string& path) {
+  YamlMap m(path, load_yaml_file(path), "a scenario");
+  m.check_keys({"name", "description", "platform", "model", "calibration", "dtype", "seed", "configs", "workload",
+                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep"});
+  Scenario s;
+  s.file = path;
+  s.name = m.str_or("name", std::filesystem::path(path).stem().string());
+  s.description = m.str_or("description", "");
+  s.platform_path = resolve(path, m.str("platform"));
+  s.model_path = resolve(path, m.str("model"));
+  s.calibration_path = resolve(path, m.str_or("calibration", ""));
+  s.dtype = m.str_or("dtype", "");
+  const long seed = m.integer_or("seed", 1);
+  if (seed < 0) m.fail(m.node("seed"), "'seed' must be >= 0");
+  s.seed = static_cast<std::uint64_t>(seed);
+  YAML::Node configs = m.node("configs");
+  if (!configs.IsSequence() || configs.size() == 0) m.fail(configs, "'configs' must be a non-empty list of configurations");
+  std::set<std::string> names;
+  for (const auto& c : configs) {
+    s.configs.push_back(read_config(YamlMap(path, c, "a configuration")));
+    if (!names.insert(s.configs.back().name).second) m.fail(c, "two configurations are named '" + s.configs.back().name + "'");
+  }
+  if (m.has("workload")) s.workload = read_workload(m.map("workload"));
+  if (m.has("scheduler")) s.scheduler = read_scheduler(m.map("scheduler"));
+  if (m.has("engine")) s.engine = read_engine(m.map("engine"));
+  if (m.has("collectives")) s.collectives = read_collectives(m.map("collectives"));
+  if (m.has("hardware")) s.hardware = read_hardware(m.map("hardware"));
+  if (m.has("slo")) s.slo = read_slo(m.map("slo"));
+  if (m.has("objective")) {
+    const std::string o = m.str("objective");
+    const std::vector<std::string> all{"latency", "ttft", "tpot", "throughput", "slo"};
+    auto it = std::find(all.begin(), all.end(), o);
+    if (it == all.end()) m.fail(m.node("objective"), "'objective' must be latency, ttft, tpot, throughput or slo" + did_you_mean(o, all));
+    s.objective = static_cast<Objective>(it - all.begin());
+    if (s.objective == Objective::slo && !m.has("slo")) m.fail(m.node("objective"), "objective 'slo' needs an 'slo' section");
+  }
+  if (m.has("sweep")) s.sweep = read_sweep(m.map("sweep"));
+  return s;
+}
+
+std::string fmt_list(const std::vector<std::string>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+}  // namespace tpsim

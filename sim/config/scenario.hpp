@@ -1,0 +1,123 @@
+// A scenario: one question a user asks tpsim. It names a platform, a model card, an optional
+// calibration, the configurations to compare, the workload, the objective, and optionally one
+// parameter to sweep. Paths inside a scenario are relative to the scenario file.
+// Every field documents its default next to it; units are SI in the code.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace tpsim {
+
+struct ConfigSpec {
+  std::string name;
+  int tp = 1;                               // tensor-parallel degree (GPUs per replica)
+  std::vector<std::vector<int>> layout;     // one GPU list per replica
+  Location where;                           // for errors found later (e.g. GPU not in platform)
+};
+
+enum class LengthDist { fixed, uniform, lognormal };
+enum class ArrivalKind { closed, poisson, gamma, constant, trace };
+
+struct LengthSpec {
+  LengthDist dist = LengthDist::fixed;
+  double value = 0;       // fixed value, or mean (lognormal), or low (uniform)
+  double high = 0;        // uniform upper bound
+  double sigma = 0;       // lognormal shape
+};
+
+struct WorkloadSpec {
+  ArrivalKind arrivals = ArrivalKind::closed;  // closed: `batch` sequences per replica start together
+  int batch = 1;                   // sequences per replica (closed) — the reference decode batch
+  LengthSpec prompt{LengthDist::fixed, 512};   // prompt tokens
+  LengthSpec output{LengthDist::fixed, 128};   // output tokens
+  double rate_per_s = 0;           // arrival rate (poisson, gamma, constant)
+  double burstiness = 1;           // gamma shape^-1 style: coefficient of variation squared
+  long requests = 0;               // number of requests (open arrivals)
+  double duration_s = 0;           // or a duration
+  std::string trace_path;          // trace file (CSV or JSONL)
+};
+
+struct SchedulerSpec {
+  int max_num_seqs = 256;            // vLLM max_num_seqs
+  int max_batched_tokens = 8192;     // token budget per step
+  bool chunked_prefill = false;      // mix prefill chunks with decode
+  double gpu_memory_utilization = 0.9;
+  int block_size = 16;               // KV tokens per block
+  std::string router = "round_robin";  // round_robin | least_outstanding | least_kv
+};
+
+struct EngineSpec {
+  double host_overhead_s = 0;      // host time per step (scheduling, sampling)
+  bool host_overlap = true;        // host time overlaps GPU time (max) or not (sum)
+  bool cuda_graphs = true;         // decode launched as one CUDA graph per step
+  std::optional<double> kernel_launch_s;   // per kernel without graphs (default: GPU datasheet)
+  std::optional<double> graph_kernel_s;    // per kernel inside a graph (default: GPU datasheet)
+  std::optional<double> graph_launch_s;    // per graph launch (default: GPU datasheet)
+};
+
+struct CollectiveSpec {
+  std::optional<double> fixed_latency_s;  // the whole fixed cost of one collective (alpha_eff)
+  std::string algorithm = "auto";          // auto | ring | tree | direct | nvls (NCCL_ALGO)
+  std::string protocol = "auto";           // auto | LL | LL128 | Simple (NCCL_PROTO)
+  std::string p2p_level;                   // "" = platform's (NCCL_P2P_LEVEL)
+};
+
+struct LinkOverride {
+  std::optional<double> bandwidth_Bps;
+  std::optional<double> latency_s;
+};
+
+struct HardwareSpec {
+  std::optional<double> hbm_bandwidth_Bps;  // achievable HBM bandwidth for every GPU
+  std::optional<double> matmul_efficiency;  // achievable fraction of peak flops
+  std::map<std::string, LinkOverride> links;  // per link kind: "nvlink", "upi", ...
+};
+
+struct SloSpec {
+  std::optional<double> ttft_p99_s;
+  std::optional<double> tpot_p99_s;
+  std::optional<double> e2e_p99_s;
+};
+
+enum class Objective { latency, ttft, tpot, throughput, slo };
+const char* objective_name(Objective o);
+
+struct SweepSpec {
+  std::string parameter;        // e.g. "collectives.fixed_latency"
+  std::vector<double> values;   // SI
+  std::string unit;             // unit of the values: "s", "B/s", "B", "tokens", "requests/s"
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::string platform_path;       // resolved against the scenario's folder
+  std::string model_path;
+  std::string calibration_path;    // "" = datasheet defaults
+  std::string dtype;               // "" = model card's
+  std::uint64_t seed = 1;
+  std::vector<ConfigSpec> configs;
+  WorkloadSpec workload;
+  SchedulerSpec scheduler;
+  EngineSpec engine;
+  CollectiveSpec collectives;
+  HardwareSpec hardware;
+  Objective objective = Objective::latency;
+  SloSpec slo;
+  std::optional<SweepSpec> sweep;
+};
+
+Scenario load_scenario(const std::string& path);
+
+// Applies one value of a swept parameter to a scenario (the registry of sweepable parameters).
+void apply_sweep_value(Scenario& s, const std::string& parameter, double value);
+// Names of the parameters a sweep may vary, and their unit.
+const std::vector<std::pair<std::string, std::string>>& sweepable_parameters();
+
+}  // namespace tpsim

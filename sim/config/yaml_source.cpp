@@ -1,0 +1,120 @@
+#include "yaml_source.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/spelling.hpp"
+
+namespace tpsim {
+
+YAML::Node load_yaml_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError({path}, "no such file");
+  if (fs::is_directory(path, ec)) throw InputError({path}, "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path}, "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.find('\0') != std::string::npos) throw InputError({path}, "not a text file (it contains NUL bytes)");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError({path, e.mark.line + 1, e.mark.column + 1}, e.msg);
+  }
+  if (!root || root.IsNull()) throw InputError({path}, "file is empty");
+  return root;
+}
+
+Location location_of(const std::string& file, const YAML::Node& node) {
+  auto m = node.Mark();
+  if (m.is_null()) return {file};
+  return {file, m.line + 1, m.column + 1};
+}
+
+YamlMap::YamlMap(std::string file, YAML::Node node, const std::string& what)
+    : file_(std::move(file)), node_(std::move(node)) {
+  if (!node_.IsMap()) throw InputError(location_of(file_, node_), what + " must be a mapping of keys to values");
+}
+
+void YamlMap::check_keys(const std::vector<std::string>& allowed) const {
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    bool known = false;
+    for (const auto& a : allowed) known = known || a == key;
+    if (!known) fail(kv.first, "unknown key '" + key + "'" + did_you_mean(key, allowed));
+  }
+}
+
+bool YamlMap::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+
+YAML::Node YamlMap::node(const std::string& key) const {
+  YAML::Node n = node_[key];
+  if (!n) fail(node_, "missing required key '" + key + "'");
+  return n;
+}
+
+void YamlMap::fail(const YAML::Node& at, const std::string& message) const {
+  throw InputError(location_of(file_, at), message);
+}
+
+std::string scalar_of(const std::string& file, const YAML::Node& n, const std::string& what) {
+  if (!n.IsScalar()) throw InputError(location_of(file, n), "'" + what + "' must be a single value");
+  return n.Scalar();
+}
+
+double number_of(const std::string& file, const YAML::Node& n, const std::string& what) {
+  const std::string s = scalar_of(file, n, what);
+  try {
+    return parse_number(s);
+  } catch (const ValueError& e) {
+    throw InputError(location_of(file, n), "'" + what + "': " + e.what());
+  }
+}
+
+long integer_of(const std::string& file, const YAML::Node& n, const std::string& what) {
+  double v = number_of(file, n, what);
+  if (v != std::floor(v) || std::fabs(v) > 9e15)
+    throw InputError(location_of(file, n), "'" + what + "' must be a whole number, not " + n.Scalar());
+  return static_cast<long>(v);
+}
+
+double quantity_of(const std::string& file, const YAML::Node& n, Quantity q, const std::string& what) {
+  const std::string s = scalar_of(file, n, what);
+  try {
+    return parse_quantity(s, q);
+  } catch (const ValueError& e) {
+    throw InputError(location_of(file, n), "'" + what + "': " + e.what());
+  }
+}
+
+std::string YamlMap::str(const std::string& key) const { return scalar_of(file_, node(key), key); }
+std::string YamlMap::str_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? str(key) : fallback;
+}
+double YamlMap::number(const std::string& key) const { return number_of(file_, node(key), key); }
+double YamlMap::number_or(const std::string& key, double fallback) const {
+  return has(key) ? number(key) : fallback;
+}
+long YamlMap::integer(const std::string& key) const { return integer_of(file_, node(key), key); }
+long YamlMap::integer_or(const std::string& key, long fallback) const {
+  return has(key) ? integer(key) : fallback;
+}
+bool YamlMap::boolean_or(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const std::string s = str(key);
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  fail(node(key), "'" + key + "' must be true or false, not '" + s + "'");
+}
+double YamlMap::quantity(const std::string& key, Quantity q) const { return quantity_of(file_, node(key), q, key); }
+double YamlMap::quantity_or(const std::string& key, Quantity q, double fallback) const {
+  return has(key) ? quantity(key, q) : fallback;
+}
+YamlMap YamlMap::map(const std::string& key) const { return YamlMap(file_, node(key), "'" + key + "'"); }
+
+}  // namespace tpsim

@@ -1,0 +1,174 @@
+#include "engine.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tpsim {
+namespace {
+
+sg4::Engine* the_engine = nullptr;
+std::string loaded_platform;
+
+sg4::Engine& engine() {
+  if (!the_engine) {
+    static int argc = 4;
+    static char arg0[] = "tpsim", a1[] = "--log=root.thres:critical", a2[] = "--log=xbt_cfg.thres:critical",
+                a3[] = "--log=no_loc";
+    static char* argv[] = {arg0, a1, a2, a3, nullptr};
+    the_engine = new sg4::Engine(&argc, argv);
+    sg4::Engine::set_config("network/model:CM02");
+    sg4::Engine::set_config("network/crosstraffic:0");
+    sg4::Engine::set_config("network/TCP-gamma:1e30");
+  }
+  return *the_engine;
+}
+
+struct Shared {
+  const RunSpec* spec;
+  std::vector<ReplicaScheduler> schedulers;
+  std::vector<sg4::SemaphorePtr> wake;
+  std::vector<bool> flows;   // per replica: run collectives as flows
+  sg4::SemaphorePtr all_done;
+  long remaining = 0;
+  double start = 0;
+  RunResult result;
+  long rr_next = 0;
+};
+
+void run_segments(const std::vector<Segment>& segs, Shared& sh) {
+  for (const auto& seg : segs) {
+    if (seg.compute_s > 0) sg4::this_actor::sleep_for(seg.compute_s);
+    if (!seg.collective) continue;
+    const CollectivePlan& c = *seg.collective;
+    if (c.latency_s > 0) sg4::this_actor::sleep_for(c.latency_s);
+    std::vector<sg4::CommPtr> comms;
+    for (const auto& f : c.flows) {
+      auto* src = sg4::Host::by_name(f.leg.src_host);
+      auto* dst = sg4::Host::by_name(f.leg.dst_host);
+      comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(std::max(1.0, f.bytes))));
+    }
+    for (auto& comm : comms) comm->wait();
+    ++sh.result.flow_collectives;
+  }
+}
+
+void replica_actor(Shared* sh, int r) {
+  ReplicaScheduler& sched = sh->schedulers[r];
+  const RunSpec& spec = *sh->spec;
+  const auto& gpus = spec.replicas[r].gpus;
+  ReplicaScheduler::Step step;
+  std::vector<RequestRecord> done;
+  while (true) {
+    if (!sched.next_step(step, sg4::Engine::get_clock() - sh->start)) {
+      sh->wake[r]->acquire();
+      continue;
+    }
+    const StepPlan plan = plan_step(step_ops(*spec.model, int(gpus.size()), step.work), spec.gpu, *spec.collectives, gpus);
+    if (sh->flows[r]) {
+      run_segments(plan.prologue, *sh);
+      for (int l = 0; l < plan.layers; ++l) run_segments(plan.layer, *sh);
+      run_segments(plan.epilogue, *sh);
+      if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
+    } else {
+      sg4::this_actor::sleep_for(plan.closed_form_s());
+    }
+    ++sh->result.steps;
+    sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
+    done.clear();
+    sched.finish_step(step, sg4::Engine::get_clock() - sh->start, r, done);
+    for (auto& rec : done) sh->result.records.push_back(rec);
+    sh->remaining -= long(done.size());
+    if (sh->remaining == 0 && !done.empty()) sh->all_done->release();
+  }
+}
+
+int route(Shared& sh, const Request& req, const std::string& policy) {
+  const int n = int(sh.schedulers.size());
+  if (policy == "round_robin") return int(sh.rr_next++ % n);
+  int best = 0;
+  for (int r = 1; r < n; ++r) {
+    const bool better = policy == "least_kv" ? sh.schedulers[r].kv_usage() < sh.schedulers[best].kv_usage()
+                                             : sh.schedulers[r].outstanding() < sh.schedulers[best].outstanding();
+    if (better) best = r;
+  }
+  (void)req;
+  return best;
+}
+
+void arrival_actor(Shared* sh) {
+  const RunSpec& spec = *sh->spec;
+  for (const auto& req : spec.requests) {
+    const double at = sh->start + req.arrival_s;
+    if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
+    const int r = route(*sh, req, spec.scheduler.router);
+    if (!sh->schedulers[r].can_ever_fit(req)) {
+      ++sh->result.dropped;
+      if (--sh->remaining == 0) sh->all_done->release();
+      continue;
+    }
+    sh->schedulers[r].enqueue(req);
+    sh->wake[r]->release();
+  }
+  if (sh->remaining > 0) sh->all_done->acquire();
+  sh->result.makespan_s = sg4::Engine::get_clock() - sh->start - (spec.requests.empty() ? 0 : spec.requests.front().arrival_s);
+  for (auto& s : sh->schedulers) sh->result.preemptions += s.preemptions();
+}
+
+}  // namespace
+
+void engine_load_platform(const std::string& platform_file, const Topology& topology) {
+  auto& e = engine();
+  if (loaded_platform.empty()) {
+    e.load_platform(platform_file);
+    e.get_netzone_root()->get_network_model()->set_lat_factor_cb(
+        [](double, const sg4::Host*, const sg4::Host*, const std::vector<sg4::Link*>&,
+           const std::unordered_set<sg4::NetZone*>&) { return 0.0; });
+    loaded_platform = platform_file;
+  } else if (loaded_platform != platform_file) {
+    throw std::logic_error("one platform per process: " + loaded_platform + " is loaded, not " + platform_file);
+  }
+  for (const auto& l : topology.platform().links) {
+    // SimGrid names the two halves of a SPLITDUPLEX link <id>_UP and <id>_DOWN.
+    for (const std::string& name : l.split_duplex ? std::vector<std::string>{l.id + "_UP", l.id + "_DOWN"} : std::vector<std::string>{l.id})
+      sg4::Link::by_name(name)->set_bandwidth(l.bandwidth_Bps);
+  }
+}
+
+RunResult engine_run(const RunSpec& spec) {
+  auto& e = engine();
+  auto sh = std::make_shared<Shared>();
+  sh->spec = &spec;
+  sh->start = sg4::Engine::get_clock();
+  sh->remaining = long(spec.requests.size());
+  sh->all_done = sg4::Semaphore::create(0);
+  // Which replicas share a link with another replica: those run their collectives as flows.
+  std::vector<std::set<int>> used(spec.replicas.size());
+  for (std::size_t r = 0; r < spec.replicas.size(); ++r) {
+    sh->schedulers.emplace_back(spec.scheduler, spec.replicas[r].kv_blocks);
+    sh->wake.push_back(sg4::Semaphore::create(0));
+    for (const auto& l : spec.collectives->links_used(spec.replicas[r].gpus)) used[r].insert(spec.collectives->resource_of(l));
+  }
+  for (std::size_t r = 0; r < spec.replicas.size(); ++r) {
+    bool shared = false;
+    for (std::size_t o = 0; o < spec.replicas.size(); ++o)
+      if (o != r)
+        for (int res : used[r]) shared = shared || used[o].count(res);
+    sh->flows.push_back(shared || spec.force_flows);
+    sh->result.shared_links = sh->result.shared_links || shared;
+  }
+  if (spec.requests.empty()) return {};
+  auto* host0 = sg4::Host::by_name(spec.collectives->topology().platform().gpu(spec.replicas[0].gpus[0])->host);
+  for (std::size_t r = 0; r < spec.replicas.size(); ++r)
+    sg4::Actor::create("replica" + std::to_string(r), host0, replica_actor, sh.get(), int(r))->daemonize();
+  sg4::Actor::create("arrivals", host0, arrival_actor, sh.get());
+  e.run();
+  return std::move(sh->result);
+}
+
+}  // namespace tpsim

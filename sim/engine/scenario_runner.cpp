@@ -1,0 +1,247 @@
+#include "scenario_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <memory>
+
+#include "config/calibration.hpp"
+#include "config/model_card.hpp"
+#include "config/platform_file.hpp"
+#include "engine.hpp"
+#include "util/units.hpp"
+
+namespace tpsim {
+namespace {
+
+struct Inputs {
+  ModelCard model;
+  PlatformDesc platform;
+  std::unique_ptr<Calibration> calibration;
+};
+
+Inputs load_inputs(const Scenario& s) {
+  Inputs in;
+  in.model = load_model_card(s.model_path, s.dtype);
+  in.platform = load_platform_file(s.platform_path);
+  if (!s.calibration_path.empty()) in.calibration = std::make_unique<Calibration>(load_calibration(s.calibration_path));
+  for (const auto& c : s.configs) {
+    try {
+      check_tp(in.model, c.tp);
+    } catch (const ValueError& e) {
+      throw InputError(c.where, e.what());
+    }
+    for (const auto& replica : c.layout)
+      for (int g : replica)
+        if (!in.platform.gpu(g))
+          throw InputError(c.where, fmt::format("GPU {} is not in platform {} (it has GPUs {}..{})", g, s.platform_path,
+                                                in.platform.gpus.front().index, in.platform.gpus.back().index));
+    // Every pair a replica's ring uses must be connected.
+    Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+    for (const auto& replica : c.layout)
+      for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i) {
+        try {
+          topo.path(replica[i], replica[(i + 1) % replica.size()]);
+        } catch (const ValueError& e) {
+          throw InputError(c.where, e.what());
+        }
+      }
+  }
+  return in;
+}
+
+MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s) {
+  MemoryFit f;
+  const int tp = c.tp;
+  const double tokens = double(s.workload.batch) * s.workload.prompt.value;
+  const double act = 2.0;
+  f.weights_B = weight_bytes_per_rank(m, tp);
+  // Peak activations of the reference prefill: residual, QKV, MLP intermediate, logits.
+  f.activations_B = tokens * act * (2.0 * m.hidden_size + double(m.num_heads + 2 * m.num_kv_heads) * m.head_dim / tp +
+                                    3.0 * m.intermediate_size / tp) +
+                    s.workload.batch * double(m.vocab_size) / tp * 4;
+  const double kv_token = kv_bytes_per_token_rank(m, tp);
+  f.kv_B = double(s.workload.batch) * (s.workload.prompt.value + s.workload.output.value) * kv_token;
+  f.capacity_B = gpu.memory_B * s.scheduler.gpu_memory_utilization;
+  const double free_for_kv = f.capacity_B - f.weights_B - f.activations_B;
+  f.kv_blocks = free_for_kv > 0 ? long(free_for_kv / (kv_token * s.scheduler.block_size)) : 0;
+  if (f.weights_B + f.activations_B > f.capacity_B) {
+    f.fits = false;
+    f.why = fmt::format("weights {:.1f} GB + activations {:.1f} GB per GPU exceed {:.1f} GB ({} x {:.2f} utilisation)",
+                        f.weights_B / 1e9, f.activations_B / 1e9, f.capacity_B / 1e9, gpu.name, s.scheduler.gpu_memory_utilization);
+  } else if (s.workload.arrivals == ArrivalKind::closed && f.kv_B > free_for_kv) {
+    f.fits = false;
+    f.why = fmt::format("the batch's KV cache needs {:.1f} GB per GPU, {:.1f} GB is left after the weights", f.kv_B / 1e9,
+                        free_for_kv / 1e9);
+  }
+  return f;
+}
+
+const CollectivePlan* first_collective(const StepPlan& p) {
+  for (const auto& seg : p.layer)
+    if (seg.collective) return seg.collective;
+  return nullptr;
+}
+
+void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
+  std::vector<double> ttft, tpot, e2e, queue, itl;
+  double first_arrival = std::numeric_limits<double>::infinity(), last_finish = 0, tokens = 0, in_system = 0;
+  long good = 0;
+  for (const auto& rec : run.records) {
+    ttft.push_back(rec.first_token_s - rec.arrival_s);
+    if (rec.output_tokens > 1) tpot.push_back((rec.finish_s - rec.first_token_s) / double(rec.output_tokens - 1));
+    e2e.push_back(rec.finish_s - rec.arrival_s);
+    queue.push_back(rec.scheduled_s - rec.arrival_s);
+    itl.push_back(rec.max_itl_s);
+    first_arrival = std::min(first_arrival, rec.arrival_s);
+    last_finish = std::max(last_finish, rec.finish_s);
+    tokens += double(rec.output_tokens);
+    in_system += rec.finish_s - rec.arrival_s;
+    const double t = rec.first_token_s - rec.arrival_s, e = rec.finish_s - rec.arrival_s;
+    const double p = rec.output_tokens > 1 ? (rec.finish_s - rec.first_token_s) / double(rec.output_tokens - 1) : 0;
+    good += (!s.slo.ttft_p99_s || t <= *s.slo.ttft_p99_s) && (!s.slo.tpot_p99_s || p <= *s.slo.tpot_p99_s) &&
+            (!s.slo.e2e_p99_s || e <= *s.slo.e2e_p99_s);
+  }
+  r.ttft_s = percentiles(ttft), r.tpot_s = percentiles(tpot), r.e2e_s = percentiles(e2e);
+  r.queue_s = percentiles(queue), r.itl_max_s = percentiles(itl);
+  const double span = last_finish - (run.records.empty() ? 0 : first_arrival);
+  const double n = double(run.records.size());
+  r.requests_completed = long(run.records.size());
+  r.requests_dropped = run.dropped;
+  r.preemptions = run.preemptions;
+  r.kv_peak_usage = run.kv_peak_usage;
+  r.shared_links = run.shared_links;
+  r.flow_collectives = run.flow_collectives;
+  if (span > 0) {
+    r.throughput_tok_s = tokens / span;
+    r.throughput_req_s = n / span;
+    r.mean_in_system = in_system / span;
+    r.goodput_req_s = double(good) / span;
+  }
+  int gpus = 0;
+  for (const auto& rep : r.layout) gpus += int(rep.size());
+  r.throughput_tok_s_per_gpu = r.throughput_tok_s / gpus;
+  r.slo_attainment = n > 0 ? double(good) / n : 0;
+  if (s.workload.arrivals != ArrivalKind::closed && !run.records.empty()) {
+    double last_arrival = 0;
+    for (const auto& rec : run.records) last_arrival = std::max(last_arrival, rec.arrival_s);
+    r.offered_rate_req_s = last_arrival > first_arrival ? (n - 1) / (last_arrival - first_arrival) : 0;
+    r.saturated = r.offered_rate_req_s > 0 && r.throughput_req_s < 0.9 * r.offered_rate_req_s;
+  }
+  r.records = std::move(run.records);
+}
+
+ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c, const Topology& topo,
+                        const CollectiveModel& cm, const RunOptions& opt) {
+  ConfigResult r;
+  r.name = c.name;
+  r.layout = c.layout;
+  r.tp = c.tp;
+  const GpuDesc& gpu = *in.platform.gpu(c.layout[0][0]);
+  r.gpu_model = gpu.model;
+  const Sharding sh = check_tp(in.model, c.tp);
+  if (sh.kv_replicated)
+    r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
+                                  in.model.num_kv_heads, c.tp / in.model.num_kv_heads));
+  r.memory = memory_fit(in.model, c, *gpu.spec, s);
+  const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.weight_bytes_per_param);
+  const auto& group = c.layout[0];
+  r.decode_batch = s.workload.batch;
+  r.prompt_tokens = std::lround(s.workload.prompt.value);
+  std::vector<SequenceWork> decode(s.workload.batch, {r.prompt_tokens, 1}), prefill(s.workload.batch, {0, r.prompt_tokens});
+  const StepOps decode_ops = step_ops(in.model, c.tp, decode);
+  const StepPlan dp = plan_step(decode_ops, gm, cm, group);
+  const StepPlan pp = plan_step(step_ops(in.model, c.tp, prefill), gm, cm, group);
+  r.decode_step = dp.breakdown, r.prefill = pp.breakdown;
+  if (auto* c = first_collective(dp)) r.decode_collective = *c;
+  if (auto* c = first_collective(pp)) r.prefill_collective = *c;
+  for (const auto& op : decode_ops.flatten()) r.collectives_per_step += op.kind == OpKind::collective && c.tp > 1;
+  if (!r.memory.fits) return r;
+
+  RunSpec spec;
+  spec.model = &in.model;
+  spec.collectives = &cm;
+  spec.gpu = gm;
+  spec.scheduler = s.scheduler;
+  if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
+  for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
+  spec.requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
+  spec.force_flows = opt.force_flows;
+  engine_load_platform(s.platform_path, topo);
+  summarize(r, engine_run(spec), s);
+  return r;
+}
+
+// Lower is better.
+double score(const ConfigResult& r, Objective o) {
+  if (!r.memory.fits || r.requests_completed == 0) return std::numeric_limits<double>::infinity();
+  switch (o) {
+    case Objective::latency: return r.e2e_s.p50;
+    case Objective::ttft: return r.ttft_s.p50;
+    case Objective::tpot: return r.tpot_s.p50 > 0 ? r.tpot_s.p50 : r.decode_step.total();
+    case Objective::throughput: return -r.throughput_tok_s_per_gpu;
+    case Objective::slo: return -(r.slo_attainment * 1e6 + r.goodput_req_s);
+  }
+  return 0;
+}
+
+std::string winner_of(const std::vector<ConfigResult>& configs, Objective o) {
+  const ConfigResult* best = nullptr;
+  for (const auto& c : configs)
+    if (!best || score(c, o) < score(*best, o)) best = &c;
+  return best && std::isfinite(score(*best, o)) ? best->name : "";
+}
+
+std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label) {
+  Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+  CollectiveModel cm(topo, s.collectives, in.calibration.get());
+  std::vector<ConfigResult> out;
+  for (std::size_t i = 0; i < s.configs.size(); ++i) {
+    if (opt.progress) opt.progress(fmt::format("{}{} ({}/{})", label, s.configs[i].name, i + 1, s.configs.size()));
+    out.push_back(run_config(s, in, s.configs[i], topo, cm, opt));
+  }
+  return out;
+}
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
+  const Inputs in = load_inputs(s);
+  ScenarioResult res;
+  res.scenario = s.name;
+  res.model_name = in.model.name;
+  res.platform_file = s.platform_path;
+  res.seed = s.seed;
+  res.objective = objective_name(s.objective);
+  res.configs = run_all(s, in, opt, "");
+  res.recommendation = winner_of(res.configs, s.objective);
+  if (s.sweep) {
+    res.sweep_parameter = s.sweep->parameter;
+    res.sweep_unit = s.sweep->unit;
+    for (double v : s.sweep->values) {
+      Scenario point = s;
+      apply_sweep_value(point, s.sweep->parameter, v);
+      SweepPoint sp{v, run_all(point, in, opt, fmt::format("{}={:g} ", s.sweep->parameter, v)), ""};
+      sp.winner = winner_of(sp.configs, s.objective);
+      res.sweep_points.push_back(std::move(sp));
+    }
+    for (std::size_t i = 1; i < res.sweep_points.size(); ++i) {
+      const auto& a = res.sweep_points[i - 1];
+      const auto& b = res.sweep_points[i];
+      if (a.winner == b.winner || a.winner.empty() || b.winner.empty()) continue;
+      auto sc = [&](const SweepPoint& p, const std::string& n) {
+        for (const auto& c : p.configs)
+          if (c.name == n) return score(c, s.objective);
+        return std::numeric_limits<double>::infinity();
+      };
+      const double d0 = sc(a, a.winner) - sc(a, b.winner), d1 = sc(b, a.winner) - sc(b, b.winner);
+      double x = b.value;
+      if (std::isfinite(d0) && std::isfinite(d1) && d1 != d0) x = a.value + (b.value - a.value) * (-d0) / (d1 - d0);
+      res.crossovers.push_back({x, a.winner, b.winner});
+    }
+  }
+  return res;
+}
+
+}  // namespace tpsim

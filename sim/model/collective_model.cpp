@@ -1,0 +1,212 @@
+#include "collective_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "flow_solver.hpp"
+#include "util/error.hpp"
+
+namespace tpsim {
+
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::direct: return "direct";
+    case Algorithm::ring: return "ring";
+    case Algorithm::tree: return "tree";
+  }
+  return "?";
+}
+
+double bus_factor(CollectiveOp op, int n) {
+  switch (op) {
+    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter: return double(n - 1) / n;
+    case CollectiveOp::send_recv: return 1.0;
+  }
+  return 1.0;
+}
+
+int latency_steps(Algorithm a, CollectiveOp op, int n) {
+  if (op == CollectiveOp::send_recv) return 1;
+  if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
+  return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
+}
+
+namespace {
+
+constexpr double US = 1e-6;
+// NCCL's base latency per protocol (LL, LL128, Simple), src/graph/tuning.cc.
+constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
+// Per-step latency by path (LL, LL128, Simple). NVL and PCIe P2P follow NCCL's hwLat; the
+// host-staged (SHM) and SYS rows are raised to the floors measured in real nccl-tests logs
+// (2x RTX 2080 Ti, P2P not supported: ~11.8 us at 2 ranks = 6.8 + 2 x 2.5 us).
+constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.25 * US, 3.4 * US};
+constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 1.9 * US, 5.7 * US};
+constexpr double HOP_LAT_SHM[3] = {2.5 * US, 2.5 * US, 8.0 * US};
+constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
+constexpr double HOP_LAT_NET[3] = {5.0 * US, 8.0 * US, 14.0 * US};
+// Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
+constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
+// Host-staged copies cross PCIe twice and are synchronised through host memory: a third of
+// the lane (2x RTX 2080 Ti, Gen3 x16 ~12 GB/s, measured 4.0 GB/s busbw).
+constexpr double STAGED_EFF = 1.0 / 3.0;
+
+const double* hop_latency(PathClass c, bool staged) {
+  if (c == PathClass::NET) return HOP_LAT_NET;
+  if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
+  return c == PathClass::NVL ? HOP_LAT_NVL : HOP_LAT_PCIE;
+}
+
+std::string class_key(PathClass c, bool staged) {
+  if (staged && c != PathClass::NET) return c == PathClass::SYS ? "SYS" : "SHM";
+  return path_class_name(c);
+}
+
+}  // namespace
+
+CollectiveModel::CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration)
+    : topology_(topology), spec_(std::move(spec)), calibration_(calibration) {}
+
+int CollectiveModel::resource_of(const DirectedLink& l) const {
+  DirectedLink n = topology_.normalise(l);
+  return n.link * 2 + (n.reverse ? 1 : 0);
+}
+
+std::vector<double> CollectiveModel::resource_capacities() const {
+  std::vector<double> cap;
+  for (const auto& l : topology_.platform().links) {
+    cap.push_back(l.bandwidth_Bps);
+    cap.push_back(l.bandwidth_Bps);
+  }
+  return cap;
+}
+
+CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass cls,
+                                              bool staged, double raw_Bps) const {
+  const int pi = static_cast<int>(p);
+  const double hop = hop_latency(cls, staged)[pi];
+  const int steps = latency_steps(a, op, n);
+  Costs c{BASE_LAT[pi] + steps * hop, raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
+  if (calibration_) {
+    const std::string key = class_key(cls, staged);
+    const CollectiveCalibration* best = nullptr;
+    int best_score = -1;
+    for (const auto& e : calibration_->collectives) {
+      if (!e.protocols[pi] || !(e.path_class.empty() || e.path_class == key)) continue;
+      const int score = (e.path_class == key) * 4 + (e.op == collective_op_name(op)) * 2 + (e.nranks == n);
+      if (score > best_score) best = &e, best_score = score;
+    }
+    if (best) {
+      const ProtocolFit& f = *best->protocols[pi];
+      // Same latency base, the steps of this group instead of the fitted one's.
+      const int fitted_steps = latency_steps(a, op, best->nranks);
+      c = {std::max(0.0, f.latency_s + (steps - fitted_steps) * hop), f.bus_bw_Bps, true};
+    }
+  }
+  if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
+  return c;
+}
+
+const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus) const {
+  auto it = rings_.find(gpus);
+  if (it != rings_.end()) return it->second;
+  auto edge_cost = [&](int a, int b) {
+    const GpuPath& p = topology_.path(a, b);
+    return 1.0 / (p.bottleneck_Bps * (p.staged ? STAGED_EFF : 1.0)) + p.latency_s * 1e-6;
+  };
+  auto ring_cost = [&](const std::vector<int>& r) {
+    double c = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) c += edge_cost(r[i], r[(i + 1) % r.size()]);
+    return c;
+  };
+  std::vector<int> best = gpus;
+  if (gpus.size() > 2 && gpus.size() <= 9) {
+    std::vector<int> r = gpus;
+    std::sort(r.begin() + 1, r.end());
+    double best_cost = std::numeric_limits<double>::infinity();
+    do {
+      double c = ring_cost(r);
+      if (c < best_cost * (1 - 1e-12)) best_cost = c, best = r;
+    } while (std::next_permutation(r.begin() + 1, r.end()));
+  }
+  return rings_.emplace(gpus, best).first->second;
+}
+
+std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gpus) const {
+  std::set<DirectedLink> used;
+  if (gpus.size() < 2) return {};
+  const auto& ring = ring_order(gpus);
+  for (std::size_t i = 0; i < ring.size(); ++i)
+    for (const auto& leg : topology_.path(ring[i], ring[(i + 1) % ring.size()]).legs)
+      for (const auto& l : leg.links) used.insert(topology_.normalise(l));
+  return {used.begin(), used.end()};
+}
+
+CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
+  CollectivePlan plan;
+  plan.op = op;
+  plan.nranks = int(gpus.size());
+  plan.size_B = size_B;
+  if (plan.nranks < 2) return plan;
+  const auto& ring = ring_order(gpus);
+  const int n = plan.nranks;
+  std::set<int> nodes;
+  double raw = std::numeric_limits<double>::infinity();
+  bool all_nvl = true;
+  for (int i = 0; i < n; ++i) {
+    const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
+    plan.worst_class = std::max(plan.worst_class, p.path_class);
+    plan.staged = plan.staged || p.staged;
+    all_nvl = all_nvl && p.path_class == PathClass::NVL;
+    raw = std::min(raw, p.bottleneck_Bps);
+    nodes.insert(topology_.platform().gpu(ring[i])->node);
+  }
+  Algorithm alg = n == 2 ? Algorithm::direct : (nodes.size() > 1 && op == CollectiveOp::all_reduce ? Algorithm::tree : Algorithm::ring);
+  if (spec_.algorithm == "ring") alg = Algorithm::ring;
+  if (spec_.algorithm == "tree" && op == CollectiveOp::all_reduce) alg = Algorithm::tree;
+  if (spec_.algorithm == "direct" && n == 2) alg = Algorithm::direct;
+  plan.algorithm = alg;
+  plan.bus_bytes = size_B * bus_factor(op, n);
+
+  double best = std::numeric_limits<double>::infinity();
+  for (Protocol p : ALL_PROTOCOLS) {
+    if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
+    if (p == Protocol::LL128 && !all_nvl && spec_.protocol != "LL128") continue;  // LL128 only on NVLink
+    Costs c = costs(p, alg, op, n, plan.worst_class, plan.staged, raw);
+    const double t = c.latency_s + plan.bus_bytes / c.bus_bw_Bps;
+    if (t < best) {
+      best = t;
+      plan.protocol = p;
+      plan.latency_s = c.latency_s;
+      plan.bus_bw_Bps = c.bus_bw_Bps;
+      plan.calibrated = c.calibrated;
+    }
+  }
+  // Flows: each ring edge carries bus_bytes, scaled so that alone on its narrowest link it
+  // takes bus_bytes / bus_bw.
+  std::vector<SolverFlow> solver;
+  for (int i = 0; i < n; ++i) {
+    const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
+    for (const auto& leg : p.legs) {
+      Flow f{leg, plan.bus_bytes * p.bottleneck_Bps / plan.bus_bw_Bps};
+      SolverFlow s{f.bytes, {}};
+      for (const auto& l : leg.links) s.resources.push_back(resource_of(l));
+      solver.push_back(s);
+      plan.flows.push_back(std::move(f));
+    }
+  }
+  plan.bandwidth_s = completion_time(solver, resource_capacities());
+  return plan;
+}
+
+const CollectivePlan& CollectiveModel::plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
+  auto key = std::tuple{static_cast<int>(op), size_B, gpus};
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return it->second;
+  return plans_.emplace(key, build(op, size_B, gpus)).first->second;
+}
+
+}  // namespace tpsim

@@ -1,0 +1,86 @@
+// Collectives as NCCL runs them. For a group of GPUs, an op and a size S (bytes, as nccl-tests
+// counts it) the model picks an algorithm (direct for 2 ranks, ring within a node, tree across
+// nodes) and the protocol (LL, LL128, Simple) with the least predicted time, like NCCL's tuner:
+//   time = latency(alg, proto, path class, steps) + S · bus_factor / bus_bandwidth(proto, path)
+// bus_factor = 2(N−1)/N for all-reduce, (N−1)/N for all-gather and reduce-scatter, 1 for send/recv
+// (nccl-tests' bus bandwidth definition, so busbw = algbw · bus_factor).
+// The bandwidth part is also expressed as flows along the platform's routes (one per ring edge,
+// two legs when staged through host memory) so the engine can run them on SimGrid and groups
+// that share a link slow each other down. A calibration (fitted nccl-tests curves) replaces the
+// default latencies and bandwidths per path class.
+#pragma once
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "config/calibration.hpp"
+#include "config/scenario.hpp"
+#include "topology.hpp"
+#include "workloads/step_ops.hpp"
+
+namespace tpsim {
+
+enum class Algorithm { direct, ring, tree };
+const char* algorithm_name(Algorithm a);
+
+double bus_factor(CollectiveOp op, int nranks);
+int latency_steps(Algorithm a, CollectiveOp op, int nranks);
+
+struct Flow {
+  Leg leg;
+  double bytes = 0;  // scaled so that, alone, the flow takes bus_bytes / bus_bw
+};
+
+struct CollectivePlan {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  int nranks = 1;
+  double size_B = 0;
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::Simple;
+  PathClass worst_class = PathClass::NVL;
+  bool staged = false;        // some edge goes through host memory
+  bool calibrated = false;    // numbers from a calibration file
+  double latency_s = 0;       // fixed part: base + steps · hop latency (or the scenario's fixed latency)
+  double bus_bytes = 0;       // S · bus_factor, bytes each rank moves
+  double bus_bw_Bps = 0;      // protocol's bus bandwidth on this path, uncontended
+  std::vector<Flow> flows;    // the bandwidth part as flows
+  double bandwidth_s = 0;     // bandwidth part when the group is alone (max-min over its own flows)
+  double time_s() const { return latency_s + bandwidth_s; }
+  double algbw_Bps() const { return time_s() > 0 ? size_B / time_s() : 0; }
+  double busbw_Bps() const { return algbw_Bps() * bus_factor(op, nranks); }
+};
+
+class CollectiveModel {
+public:
+  CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration);
+
+  // Memoized per (op, size, group).
+  const CollectivePlan& plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
+  // Ring order of a group: the cyclic order that crosses the slowest paths least
+  // (exact search up to 9 GPUs, the given order beyond).
+  const std::vector<int>& ring_order(const std::vector<int>& gpus) const;
+  // Links (normalised, direction-aware) a group's collectives use.
+  std::vector<DirectedLink> links_used(const std::vector<int>& gpus) const;
+  const Topology& topology() const { return topology_; }
+  // Resource index of a directed link for the flow solver and the engine's sharing checks.
+  int resource_of(const DirectedLink& l) const;
+  std::vector<double> resource_capacities() const;
+
+private:
+  struct Costs {
+    double latency_s;
+    double bus_bw_Bps;
+    bool calibrated;
+  };
+  Costs costs(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass cls, bool staged, double raw_Bps) const;
+  CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
+
+  const Topology& topology_;
+  CollectiveSpec spec_;
+  const Calibration* calibration_;
+  mutable std::map<std::tuple<int, double, std::vector<int>>, CollectivePlan> plans_;
+  mutable std::map<std::vector<int>, std::vector<int>> rings_;
+};
+
+}  // namespace tpsim

@@ -1,0 +1,87 @@
+// Metric records of a scenario run: what the report layer renders. Filled by the engine's
+// scenario runner from request records; nothing here knows about SimGrid.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler.hpp"
+#include "step_cost.hpp"
+
+namespace tpsim {
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+// Nearest-rank percentiles (p-th value of the sorted sample at index ceil(p·n)−1).
+Percentiles percentiles(std::vector<double> values);
+
+struct MemoryFit {
+  bool fits = true;
+  double weights_B = 0;       // per GPU
+  double activations_B = 0;   // per GPU, peak of the reference step
+  double kv_B = 0;            // KV cache the reference workload needs per GPU
+  double capacity_B = 0;      // GPU memory x utilisation
+  long kv_blocks = 0;         // blocks the scheduler may use per replica
+  std::string why;            // when it does not fit
+};
+
+struct ConfigResult {
+  std::string name;
+  std::vector<std::vector<int>> layout;
+  int tp = 1;
+  std::string gpu_model;
+  MemoryFit memory;
+  std::vector<std::string> notes;        // e.g. "KV heads replicated"
+  // Reference steps (uncontended): a decode step of the reference batch and its prefill.
+  Breakdown decode_step, prefill;
+  int decode_batch = 1;
+  long prompt_tokens = 0;
+  std::optional<CollectivePlan> decode_collective;   // one layer all-reduce of the decode step
+  std::optional<CollectivePlan> prefill_collective;  // one layer all-reduce of the prefill
+  int collectives_per_step = 0;
+  // Serving metrics (from request records).
+  Percentiles ttft_s, tpot_s, e2e_s, queue_s, itl_max_s;
+  double throughput_tok_s = 0;           // output tokens per second, all replicas
+  double throughput_req_s = 0;
+  double throughput_tok_s_per_gpu = 0;
+  double slo_attainment = 0;             // fraction of requests meeting every SLO (1 without SLOs)
+  double goodput_req_s = 0;
+  double kv_peak_usage = 0;
+  double mean_in_system = 0;             // time-average number of requests in the system
+  double offered_rate_req_s = 0;
+  long requests_completed = 0, requests_dropped = 0, preemptions = 0;
+  bool saturated = false;
+  bool shared_links = false;
+  long flow_collectives = 0;
+  std::vector<RequestRecord> records;
+};
+
+struct SweepPoint {
+  double value = 0;
+  std::vector<ConfigResult> configs;
+  std::string winner;
+};
+
+struct Crossover {
+  double value = 0;
+  std::string from, to;
+};
+
+struct ScenarioResult {
+  std::string scenario;
+  std::string model_name;
+  std::string platform_file;
+  std::uint64_t seed = 1;
+  std::string objective;
+  std::vector<ConfigResult> configs;
+  std::string recommendation;
+  std::string reason;
+  std::vector<std::string> derivation;   // lines explaining the numbers that decide it
+  std::optional<std::string> sweep_parameter;
+  std::string sweep_unit;
+  std::vector<SweepPoint> sweep_points;
+  std::vector<Crossover> crossovers;
+};
+
+}  // namespace tpsim

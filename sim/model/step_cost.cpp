@@ -1,0 +1,90 @@
+#include "step_cost.hpp"
+
+#include <algorithm>
+
+namespace tpsim {
+
+Breakdown& Breakdown::operator+=(const Breakdown& o) {
+  weights += o.weights, compute += o.compute, attention += o.attention;
+  collectives += o.collectives, launch += o.launch, host += o.host;
+  return *this;
+}
+
+Breakdown Breakdown::scaled(double f) const {
+  Breakdown b = *this;
+  b.weights *= f, b.compute *= f, b.attention *= f, b.collectives *= f, b.launch *= f, b.host *= f;
+  return b;
+}
+
+GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double bytes_per_param) {
+  GpuModel g;
+  g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps : spec.hbm_achievable_Bps);
+  g.peak_flops = bytes_per_param <= 1 && spec.fp8_peak_flops > 0 ? spec.fp8_peak_flops : spec.bf16_peak_flops;
+  g.matmul_efficiency = s.hardware.matmul_efficiency.value_or(spec.matmul_efficiency);
+  g.kernel_launch_s = s.engine.kernel_launch_s.value_or(cal && cal->kernel_launch_s ? *cal->kernel_launch_s : spec.kernel_launch_s);
+  g.graph_kernel_s = s.engine.graph_kernel_s.value_or(spec.graph_kernel_s);
+  g.graph_launch_s = s.engine.graph_launch_s.value_or(cal && cal->graph_launch_s ? *cal->graph_launch_s : spec.graph_launch_s);
+  g.cuda_graphs = s.engine.cuda_graphs;
+  g.host_overhead_s = s.engine.host_overhead_s;
+  g.host_overlap = s.engine.host_overlap;
+  return g;
+}
+
+double op_time(const Op& op, const GpuModel& gpu, Breakdown* into) {
+  const double memory = op.bytes / gpu.hbm_Bps;
+  double compute = op.flops / (gpu.peak_flops * gpu.matmul_efficiency);
+  if (op.kind == OpKind::gemm && gpu.gemm_lookup)
+    if (auto measured = gpu.gemm_lookup(op.m, op.n, op.k)) compute = *measured;
+  const double t = std::max(memory, compute);
+  if (into) {
+    if (op.kind == OpKind::attention) into->attention += t;
+    else if ((op.kind == OpKind::gemm || op.kind == OpKind::embedding) && memory >= compute) into->weights += t;
+    else into->compute += t;
+  }
+  return t;
+}
+
+namespace {
+
+// Turns ops into segments: compute accumulates until a collective closes the segment.
+std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, const CollectiveModel& cm,
+                              const std::vector<int>& group, Breakdown& b, int& kernels) {
+  std::vector<Segment> out(1);
+  for (const Op& op : ops) {
+    ++kernels;
+    if (op.kind != OpKind::collective) {
+      out.back().compute_s += op_time(op, gpu, &b);
+      continue;
+    }
+    if (group.size() < 2) continue;
+    out.back().collective = &cm.plan(op.collective, op.collective_bytes, group);
+    b.collectives += out.back().collective->time_s();
+    out.emplace_back();
+  }
+  if (out.back().compute_s == 0 && out.size() > 1) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& group) {
+  StepPlan plan;
+  plan.layers = ops.layers;
+  int kernels = 0, layer_kernels = 0;
+  Breakdown pro, layer, epi;
+  plan.prologue = segments(ops.prologue, gpu, cm, group, pro, kernels);
+  plan.layer = segments(ops.layer, gpu, cm, group, layer, layer_kernels);
+  plan.epilogue = segments(ops.epilogue, gpu, cm, group, epi, kernels);
+  kernels += layer_kernels * ops.layers;
+  plan.breakdown = pro;
+  plan.breakdown += layer.scaled(ops.layers);
+  plan.breakdown += epi;
+  plan.breakdown.launch = gpu.cuda_graphs ? gpu.graph_launch_s + kernels * gpu.graph_kernel_s : kernels * gpu.kernel_launch_s;
+  plan.prologue.front().compute_s += plan.breakdown.launch;
+  const double gpu_time = plan.breakdown.total();
+  plan.host_extra_s = gpu.host_overlap ? std::max(0.0, gpu.host_overhead_s - gpu_time) : gpu.host_overhead_s;
+  plan.breakdown.host = plan.host_extra_s;
+  return plan;
+}
+
+}  // namespace tpsim

@@ -1,0 +1,58 @@
+// GPU time of the ops of one step (roofline), and the plan the engine executes:
+//   op time = max(flops / (peak · efficiency), bytes / achievable HBM bandwidth)
+// GEMMs whose memory term wins are weight reads, the others compute; attention is its own
+// category; launch overhead is one CUDA graph launch plus a small per-kernel gap per step when
+// CUDA graphs are on, a launch per kernel otherwise. Host time per step overlaps the GPU
+// (max) or adds to it (sum), as the engine spec says.
+#pragma once
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "collective_model.hpp"
+#include "config/gpu_catalog.hpp"
+
+namespace tpsim {
+
+struct Breakdown {
+  double weights = 0, compute = 0, attention = 0, collectives = 0, launch = 0, host = 0;
+  double total() const { return weights + compute + attention + collectives + launch + host; }
+  Breakdown& operator+=(const Breakdown& o);
+  Breakdown scaled(double f) const;
+};
+
+// One GPU as the cost model sees it, after calibration and scenario overrides.
+struct GpuModel {
+  double hbm_Bps = 0;
+  double peak_flops = 0;
+  double matmul_efficiency = 1;
+  double kernel_launch_s = 0, graph_kernel_s = 0, graph_launch_s = 0;
+  bool cuda_graphs = true;
+  double host_overhead_s = 0;
+  bool host_overlap = true;
+  // Measured GEMM time for a shape, when a calibration has one near it (else nullopt).
+  std::function<std::optional<double>(double m, double n, double k)> gemm_lookup;
+};
+
+GpuModel gpu_model(const GpuSpec& spec, const Scenario& scenario, const Calibration* calibration, double bytes_per_param);
+
+// Time and category of one non-collective op.
+double op_time(const Op& op, const GpuModel& gpu, Breakdown* into = nullptr);
+
+// What the engine runs: compute for `compute_s`, then the collective (if any).
+struct Segment {
+  double compute_s = 0;
+  const CollectivePlan* collective = nullptr;
+};
+
+struct StepPlan {
+  std::vector<Segment> prologue, layer, epilogue;
+  int layers = 0;
+  double host_extra_s = 0;   // host time not hidden behind the GPU, added at the end of the step
+  Breakdown breakdown;       // uncontended (collectives as the group alone)
+  double closed_form_s() const { return breakdown.total(); }
+};
+
+StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& collectives, const std::vector<int>& group);
+
+}  // namespace tpsim

@@ -1,0 +1,109 @@
+#include "topology.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "util/error.hpp"
+
+namespace tpsim {
+
+const char* path_class_name(PathClass c) {
+  static const char* names[] = {"NVL", "PIX", "PXB", "PHB", "SYS", "NET"};
+  return names[static_cast<int>(c)];
+}
+
+PathClass parse_path_class(const std::string& name) {
+  for (int i = 0; i <= static_cast<int>(PathClass::NET); ++i)
+    if (name == path_class_name(static_cast<PathClass>(i))) return static_cast<PathClass>(i);
+  if (name == "NODE") return PathClass::PHB;
+  throw ValueError("unknown path class '" + name + "' (NVL, PIX, PXB, PHB, SYS or NET)");
+}
+
+Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override)
+    : platform_(std::move(platform)), p2p_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override) {
+  for (auto& l : platform_.links) {
+    auto it = overrides.links.find(link_kind_name(l.kind));
+    if (it == overrides.links.end()) continue;
+    if (it->second.bandwidth_Bps) l.bandwidth_Bps = *it->second.bandwidth_Bps;
+    if (it->second.latency_s) l.latency_s = *it->second.latency_s;
+  }
+  if (p2p_level_ != "OFF") parse_path_class(p2p_level_);  // validates
+}
+
+DirectedLink Topology::normalise(DirectedLink l) const {
+  if (!platform_.links[l.link].split_duplex) l.reverse = false;
+  return l;
+}
+
+namespace {
+
+PathClass class_of(const PlatformDesc& p, const std::vector<RouteHop>& hops) {
+  int switches = 0;
+  bool pcie = false, bridge = false, upi = false, net = false;
+  for (const auto& h : hops) {
+    switch (p.links[h.link].kind) {
+      case LinkKind::nic:
+      case LinkKind::fabric: net = true; break;
+      case LinkKind::upi: upi = true; break;
+      case LinkKind::host_bridge: bridge = true; break;
+      case LinkKind::pcie_switch: ++switches; pcie = true; break;
+      case LinkKind::pcie: pcie = true; break;
+      default: break;
+    }
+  }
+  if (net) return PathClass::NET;
+  if (upi) return PathClass::SYS;
+  if (bridge) return PathClass::PHB;
+  if (switches >= 2) return PathClass::PXB;
+  if (pcie) return PathClass::PIX;
+  return PathClass::NVL;
+}
+
+}  // namespace
+
+GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b) const {
+  const auto* direct = platform_.route(a.host, b.host);
+  if (!direct)
+    throw ValueError("GPU " + std::to_string(a.index) + " and GPU " + std::to_string(b.index) + " are not connected in " +
+                     platform_.file + " (no route between " + a.host + " and " + b.host + ")");
+  GpuPath path;
+  path.path_class = class_of(platform_, *direct);
+  const bool p2p_off = p2p_level_ == "OFF";  // NCCL_P2P_DISABLE=1: even NVLink goes through host memory
+  const bool p2p_allowed = !p2p_off && a.p2p && b.p2p && path.path_class <= parse_path_class(p2p_level_);
+  auto leg = [&](const std::string& s, const std::string& d, const std::vector<RouteHop>& hops) {
+    Leg l{s, d, {}};
+    for (const auto& h : hops) l.links.push_back({h.link, h.reverse});
+    return l;
+  };
+  if (p2p_allowed || path.path_class == PathClass::NET || (path.path_class == PathClass::NVL && !p2p_off)) {
+    path.legs.push_back(leg(a.host, b.host, *direct));
+  } else {
+    const auto* up = a.cpu.empty() ? nullptr : platform_.route(a.host, a.cpu);
+    const auto* down = a.cpu.empty() ? nullptr : platform_.route(a.cpu, b.host);
+    if (!up || !down)
+      throw ValueError("GPU " + std::to_string(a.index) + " to GPU " + std::to_string(b.index) +
+                       " must be staged through host memory, but " + platform_.file + " has no route via a CPU socket");
+    path.staged = true;
+    path.legs.push_back(leg(a.host, a.cpu, *up));
+    path.legs.push_back(leg(a.cpu, b.host, *down));
+  }
+  path.bottleneck_Bps = std::numeric_limits<double>::infinity();
+  for (const auto& l : path.legs)
+    for (const auto& dl : l.links) {
+      path.latency_s += platform_.links[dl.link].latency_s;
+      path.bottleneck_Bps = std::min(path.bottleneck_Bps, platform_.links[dl.link].bandwidth_Bps);
+    }
+  return path;
+}
+
+const GpuPath& Topology::path(int from_gpu, int to_gpu) const {
+  auto key = std::pair{from_gpu, to_gpu};
+  auto it = paths_.find(key);
+  if (it != paths_.end()) return it->second;
+  const GpuDesc* a = platform_.gpu(from_gpu);
+  const GpuDesc* b = platform_.gpu(to_gpu);
+  if (!a || !b) throw ValueError("GPU " + std::to_string(a ? to_gpu : from_gpu) + " is not in " + platform_.file);
+  return paths_.emplace(key, build(*a, *b)).first->second;
+}
+
+}  // namespace tpsim

@@ -1,0 +1,60 @@
+// The platform as the cost model sees it: for each ordered pair of GPUs, the path class NCCL
+// would assign (NVL, PIX, PXB, PHB, SYS, NET), whether P2P is used or data is staged through
+// host memory (SHM), and the links the bytes cross. Built from the platform file's routes;
+// scenario link overrides (a swept NVLink bandwidth, say) are applied here so the closed form
+// and the SimGrid engine see the same numbers.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/platform_file.hpp"
+#include "config/scenario.hpp"
+
+namespace tpsim {
+
+enum class PathClass { NVL = 0, PIX, PXB, PHB, SYS, NET };
+const char* path_class_name(PathClass c);
+// Parses "NVL", "PIX", ...; throws ValueError.
+PathClass parse_path_class(const std::string& name);
+
+struct DirectedLink {
+  int link;        // index into PlatformDesc::links
+  bool reverse;    // direction for SPLITDUPLEX links (ignored for SHARED)
+  bool operator<(const DirectedLink& o) const { return link != o.link ? link < o.link : reverse < o.reverse; }
+  bool operator==(const DirectedLink& o) const = default;
+};
+
+// One leg of a transfer: host to host along a route.
+struct Leg {
+  std::string src_host, dst_host;
+  std::vector<DirectedLink> links;
+};
+
+struct GpuPath {
+  PathClass path_class = PathClass::NVL;
+  bool staged = false;          // through host memory (P2P off, unsupported, or beyond p2p_level)
+  std::vector<Leg> legs;        // one leg for P2P; two (GPU->CPU, CPU->GPU) when staged
+  double latency_s = 0;         // sum of link latencies along the legs
+  double bottleneck_Bps = 0;    // narrowest link on the way
+};
+
+class Topology {
+public:
+  // Throws InputError (located at the platform file) when a needed route is missing.
+  Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override);
+
+  const PlatformDesc& platform() const { return platform_; }
+  // Path between two GPU indices; throws ValueError when they are not connected.
+  const GpuPath& path(int from_gpu, int to_gpu) const;
+  // Whether a directed link is shared by both directions (SHARED) or per direction (SPLITDUPLEX).
+  DirectedLink normalise(DirectedLink l) const;
+
+private:
+  GpuPath build(const GpuDesc& a, const GpuDesc& b) const;
+  PlatformDesc platform_;
+  std::string p2p_level_;
+  mutable std::map<std::pair<int, int>, GpuPath> paths_;
+};
+
+}  // namespace tpsim

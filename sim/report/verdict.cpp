@@ -1,0 +1,76 @@
+#include "verdict.hpp"
+
+#include <fmt/format.h>
+
+#include "util/units.hpp"
+
+namespace tpsim {
+
+std::string describe_collective(const CollectivePlan& c) {
+  return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {} + {} bus bytes / {} bus bandwidth = {}",
+                     collective_op_name(c.op), format_size(c.size_B), c.nranks, algorithm_name(c.algorithm),
+                     protocol_name(c.protocol), path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",
+                     c.calibrated ? ", calibrated" : "", format_time(c.latency_s), format_size(c.bus_bytes),
+                     format_bandwidth(c.bus_bw_Bps), format_time(c.time_s()));
+}
+
+std::string objective_metric(const ConfigResult& c, const std::string& objective) {
+  if (objective == "ttft") return fmt::format("TTFT p50 {:.1f} ms", c.ttft_s.p50 * 1e3);
+  if (objective == "tpot") return fmt::format("TPOT p50 {:.2f} ms", c.tpot_s.p50 * 1e3);
+  if (objective == "throughput") return fmt::format("{:.0f} output tok/s per GPU", c.throughput_tok_s_per_gpu);
+  if (objective == "slo") return fmt::format("SLO attainment {:.1f}%, goodput {:.2f} req/s", c.slo_attainment * 100, c.goodput_req_s);
+  return fmt::format("end-to-end latency p50 {:.1f} ms", c.e2e_s.p50 * 1e3);
+}
+
+namespace {
+
+std::string breakdown_line(const Breakdown& b) {
+  return fmt::format("weights {:.3f} + compute {:.3f} + attention {:.3f} + collectives {:.3f} + launch {:.3f}{} = {:.3f} ms",
+                     b.weights * 1e3, b.compute * 1e3, b.attention * 1e3, b.collectives * 1e3, b.launch * 1e3,
+                     b.host > 0 ? fmt::format(" + host {:.3f}", b.host * 1e3) : "", b.total() * 1e3);
+}
+
+}  // namespace
+
+void explain(ScenarioResult& r) {
+  r.derivation.clear();
+  const ConfigResult* win = nullptr;
+  for (const auto& c : r.configs)
+    if (c.name == r.recommendation) win = &c;
+  if (!win) {
+    r.reason = "no configuration fits in GPU memory";
+    for (const auto& c : r.configs) r.derivation.push_back(fmt::format("{}: {}", c.name, c.memory.why));
+    return;
+  }
+  std::string others;
+  for (const auto& c : r.configs) {
+    if (&c == win) continue;
+    others += others.empty() ? "" : "; ";
+    if (!c.memory.fits) {
+      others += fmt::format("{} does not fit ({})", c.name, c.memory.why);
+      continue;
+    }
+    others += fmt::format("{} {}", c.name, objective_metric(c, r.objective));
+    if (c.prefill_collective && (c.prefill_collective->worst_class >= PathClass::PHB || c.prefill_collective->staged))
+      others += fmt::format(", paying {:.1f} ms of prefill all-reduce over the {} path", c.prefill.collectives * 1e3,
+                            path_class_name(c.prefill_collective->worst_class));
+  }
+  r.reason = fmt::format("{} has the best {} ({}){}{}", win->name, r.objective, objective_metric(*win, r.objective),
+                         others.empty() ? "" : " vs ", others);
+  for (const auto& c : r.configs) {
+    r.derivation.push_back(fmt::format("{} (TP={}, {} replica(s), {}): prefill of {} x {} tokens: {}", c.name, c.tp, c.layout.size(),
+                                       c.gpu_model, c.decode_batch, c.prompt_tokens, breakdown_line(c.prefill)));
+    r.derivation.push_back(fmt::format("{}: decode step at batch {}: {}", c.name, c.decode_batch, breakdown_line(c.decode_step)));
+    if (c.prefill_collective)
+      r.derivation.push_back(fmt::format("{}: {} per prefill all-reduce, {} per step", c.name, describe_collective(*c.prefill_collective),
+                                         c.collectives_per_step));
+    if (c.decode_collective)
+      r.derivation.push_back(fmt::format("{}: {} per decode all-reduce", c.name, describe_collective(*c.decode_collective)));
+    r.derivation.push_back(fmt::format("{}: memory per GPU: weights {:.2f} GB + activations {:.2f} GB; KV cache {} blocks; {}", c.name,
+                                       c.memory.weights_B / 1e9, c.memory.activations_B / 1e9, c.memory.kv_blocks,
+                                       c.memory.fits ? "fits" : "does NOT fit: " + c.memory.why));
+    for (const auto& n : c.notes) r.derivation.push_back(c.name + ": " + n);
+  }
+}
+
+}  // namespace tpsim

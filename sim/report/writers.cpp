@@ -1,0 +1,174 @@
+#include "writers.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "verdict.hpp"
+
+namespace tpsim {
+namespace {
+
+using nlohmann::json;
+
+std::string layout_text(const std::vector<std::vector<int>>& layout) {
+  std::string s;
+  for (const auto& rep : layout) {
+    s += "[";
+    for (std::size_t i = 0; i < rep.size(); ++i) s += (i ? "," : "") + std::to_string(rep[i]);
+    s += "]";
+  }
+  return s;
+}
+
+json ms(const Percentiles& p) { return {{"p50", p.p50 * 1e3}, {"p90", p.p90 * 1e3}, {"p99", p.p99 * 1e3}, {"mean", p.mean * 1e3}}; }
+
+json breakdown_json(const Breakdown& b) {
+  return {{"weights", b.weights * 1e3}, {"compute", b.compute * 1e3}, {"attention", b.attention * 1e3},
+          {"collectives", b.collectives * 1e3}, {"launch", b.launch * 1e3}, {"host", b.host * 1e3}};
+}
+
+json collective_json(const CollectivePlan& c) {
+  return {{"op", collective_op_name(c.op)}, {"size_B", c.size_B}, {"ranks", c.nranks}, {"algorithm", algorithm_name(c.algorithm)},
+          {"protocol", protocol_name(c.protocol)}, {"path_class", path_class_name(c.worst_class)}, {"host_staged", c.staged},
+          {"calibrated", c.calibrated}, {"latency_us", c.latency_s * 1e6}, {"bus_bytes_B", c.bus_bytes},
+          {"bus_bandwidth_GBps", c.bus_bw_Bps / 1e9}, {"time_us", c.time_s() * 1e6},
+          {"algbw_GBps", c.algbw_Bps() / 1e9}, {"busbw_GBps", c.busbw_Bps() / 1e9}};
+}
+
+json config_json(const ConfigResult& c) {
+  json j = {{"name", c.name}, {"layout", c.layout}, {"tp", c.tp}, {"pp", 1}, {"gpu_model", c.gpu_model}, {"fits", c.memory.fits},
+            {"decode_step_ms", c.decode_step.total() * 1e3}, {"prefill_ms", c.prefill.total() * 1e3},
+            {"decode_batch", c.decode_batch}, {"prompt_tokens", c.prompt_tokens},
+            {"breakdown_ms", breakdown_json(c.decode_step)}, {"prefill_breakdown_ms", breakdown_json(c.prefill)},
+            {"collectives_per_step", c.collectives_per_step},
+            {"memory_GB", {{"weights", c.memory.weights_B / 1e9}, {"activations", c.memory.activations_B / 1e9},
+                           {"kv_needed", c.memory.kv_B / 1e9}, {"capacity", c.memory.capacity_B / 1e9}}},
+            {"kv_blocks", c.memory.kv_blocks}, {"notes", c.notes}};
+  if (!c.memory.fits) j["not_fitting_reason"] = c.memory.why;
+  if (c.decode_collective) j["decode_all_reduce"] = collective_json(*c.decode_collective);
+  if (c.prefill_collective) j["prefill_all_reduce"] = collective_json(*c.prefill_collective);
+  if (c.requests_completed > 0) {
+    j["ttft_ms"] = ms(c.ttft_s);
+    j["tpot_ms"] = ms(c.tpot_s);
+    j["e2e_ms"] = ms(c.e2e_s);
+    j["queue_ms"] = ms(c.queue_s);
+    j["max_itl_ms"] = ms(c.itl_max_s);
+    j["throughput_tok_s"] = c.throughput_tok_s;
+    j["throughput_tok_s_per_gpu"] = c.throughput_tok_s_per_gpu;
+    j["throughput_req_s"] = c.throughput_req_s;
+    j["goodput_req_s"] = c.goodput_req_s;
+    j["slo_attainment"] = c.slo_attainment;
+    j["kv_peak_utilisation"] = c.kv_peak_usage;
+    j["mean_requests_in_system"] = c.mean_in_system;
+    j["offered_rate_req_s"] = c.offered_rate_req_s;
+    j["saturated"] = c.saturated;
+    j["preemptions"] = c.preemptions;
+    j["shared_links"] = c.shared_links;
+  }
+  j["requests_completed"] = c.requests_completed;
+  j["requests_dropped"] = c.requests_dropped;
+  return j;
+}
+
+json configs_json(const std::vector<ConfigResult>& v) {
+  json a = json::array();
+  for (const auto& c : v) a.push_back(config_json(c));
+  return a;
+}
+
+}  // namespace
+
+std::string render_table(const ScenarioResult& r) {
+  std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file);
+  out += fmt::format("{:<26} {:>5} {:>10} {:>10} {:>10} {:>11} {:>10} {:>9}\n", "configuration", "TP", "TTFT p50", "TPOT p50",
+                     "e2e p50", "tok/s/GPU", "decode", "prefill");
+  out += fmt::format("{:<26} {:>5} {:>10} {:>10} {:>10} {:>11} {:>10} {:>9}\n", "", "", "(ms)", "(ms)", "(ms)", "(output)",
+                     "step (ms)", "(ms)");
+  for (const auto& c : r.configs) {
+    if (!c.memory.fits) {
+      out += fmt::format("{:<26} {:>5} does not fit: {}\n", c.name, c.tp, c.memory.why);
+      continue;
+    }
+    out += fmt::format("{:<26} {:>5} {:>10.1f} {:>10.2f} {:>10.1f} {:>11.1f} {:>10.2f} {:>9.1f}\n", c.name, c.tp, c.ttft_s.p50 * 1e3,
+                       c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu, c.decode_step.total() * 1e3,
+                       c.prefill.total() * 1e3);
+  }
+  out += "\nbreakdown (ms)            weights   compute attention collectives  launch\n";
+  for (const auto& c : r.configs) {
+    for (const auto& [what, b] : {std::pair{"decode", c.decode_step}, std::pair{"prefill", c.prefill}})
+      out += fmt::format("{:<18} {:<7} {:>8.3f} {:>9.3f} {:>9.3f} {:>11.3f} {:>7.3f}\n", c.name.substr(0, 18), what, b.weights * 1e3,
+                         b.compute * 1e3, b.attention * 1e3, b.collectives * 1e3, b.launch * 1e3);
+  }
+  if (r.sweep_parameter) {
+    out += fmt::format("\nsweep of {} ({}):\n", *r.sweep_parameter, r.sweep_unit);
+    for (const auto& p : r.sweep_points) out += fmt::format("  {:>12.6g}  winner {}\n", p.value, p.winner.empty() ? "none" : p.winner);
+    for (const auto& x : r.crossovers) out += fmt::format("  crossover at {:.6g} {}: {} -> {}\n", x.value, r.sweep_unit, x.from, x.to);
+  }
+  out += fmt::format("\nverdict: {}\n  {}\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
+  return out;
+}
+
+std::string render_json(const ScenarioResult& r, const std::string& version) {
+  json j = {{"scenario", r.scenario}, {"tpsim_version", version}, {"seed", r.seed}, {"model", r.model_name},
+            {"platform", r.platform_file}, {"objective", r.objective}, {"units", "times in ms, bandwidth in GB/s (1e9 B/s), sizes in B"},
+            {"configs", configs_json(r.configs)},
+            {"recommendation", {{"config", r.recommendation}, {"reason", r.reason}, {"derivation", r.derivation}}}};
+  if (r.sweep_parameter) {
+    json pts = json::array();
+    for (const auto& p : r.sweep_points) pts.push_back({{"value", p.value}, {"configs", configs_json(p.configs)}, {"winner", p.winner}});
+    json xs = json::array();
+    for (const auto& x : r.crossovers) xs.push_back({{"value", x.value}, {"from", x.from}, {"to", x.to}});
+    j["sweep"] = {{"parameter", *r.sweep_parameter}, {"unit", r.sweep_unit}, {"points", pts}, {"crossovers", xs}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string render_markdown(const ScenarioResult& r) {
+  std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective);
+  md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : r.configs)
+    md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} |\n", c.name, layout_text(c.layout), c.tp,
+                      c.memory.fits ? "yes" : "no", c.ttft_s.p50 * 1e3, c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu,
+                      c.decode_step.total() * 1e3, c.prefill.total() * 1e3);
+  md += fmt::format("\n## Verdict: {}\n\n{}\n\n## How the numbers come about\n\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
+  for (const auto& line : r.derivation) md += "- " + line + "\n";
+  md += "\nCollective time = latency + bus bytes / bus bandwidth, bus bytes = S · 2(N−1)/N for an all-reduce "
+        "(nccl-tests' bus bandwidth definition). Op time = max(flops / (peak · efficiency), bytes / HBM bandwidth).\n";
+  if (r.sweep_parameter) {
+    md += fmt::format("\n## Sweep of `{}` ({})\n\n| value | winner |\n|---|---|\n", *r.sweep_parameter, r.sweep_unit);
+    for (const auto& p : r.sweep_points) md += fmt::format("| {:.6g} | {} |\n", p.value, p.winner);
+    for (const auto& x : r.crossovers) md += fmt::format("\nThe winner changes from {} to {} at {:.6g} {}.\n", x.from, x.to, x.value, r.sweep_unit);
+  }
+  return md;
+}
+
+std::string render_requests_csv(const ScenarioResult& r) {
+  std::string csv = "config,request,replica,arrival_s,scheduled_s,first_token_s,finish_s,prompt_tokens,output_tokens,preemptions\n";
+  for (const auto& c : r.configs)
+    for (const auto& q : c.records)
+      csv += fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{}\n", c.name, q.id, q.replica, q.arrival_s, q.scheduled_s,
+                         q.first_token_s, q.finish_s, q.prompt_tokens, q.output_tokens, q.preemptions);
+  return csv;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-tpsim";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + path);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("cannot write " + path);
+  }
+}
+
+}  // namespace tpsim

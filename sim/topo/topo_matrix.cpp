@@ -1,0 +1,466 @@
+// Reader for `nvidia-smi topo -m`: a small line-oriented state machine (header, rows, legend,
+// NIC legend). Columns are counted in bytes from 1, a tab counting as one, so an editor's
+// "go to column" lands on the cell.
+#include "topo/topo_matrix.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "topo/topo_pcie_tree.hpp"
+#include "util/error.hpp"
+
+namespace tpsim {
+
+const char* path_code_name(PathCode code) {
+  switch (code) {
+    case PathCode::X: return "X";
+    case PathCode::NV: return "NV";
+    case PathCode::PIX: return "PIX";
+    case PathCode::PXB: return "PXB";
+    case PathCode::PHB: return "PHB";
+    case PathCode::NODE: return "NODE";
+    case PathCode::SYS: return "SYS";
+  }
+  return "?";
+}
+
+std::string PathEntry::text() const {
+  return code == PathCode::NV ? fmt::format("NV{}", nvlinks) : path_code_name(code);
+}
+
+std::vector<std::string> TopoMatrix::nic_names() const {
+  std::vector<std::string> names;
+  for (const auto& d : devices)
+    if (!d.is_gpu) names.push_back(d.label);
+  return names;
+}
+
+namespace {
+
+struct Token {
+  std::string text;
+  int col = 0;  // 1-based
+};
+
+bool is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// nvidia-smi underlines its header on a terminal (ESC[4m ... ESC[0m); copies from web pages often
+// keep the text without the ESC byte ("[4mGPU0"). Both are blanked in place, keeping columns.
+void blank_escapes(std::string& line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    std::size_t j = i + (line[i] == '\x1b' ? 1 : 0);
+    if (j >= line.size() || line[j] != '[') continue;
+    std::size_t k = j + 1;
+    while (k < line.size() && (is_digit(line[k]) || line[k] == ';')) ++k;
+    bool has_esc = j > i;
+    if (k < line.size() && line[k] == 'm' && (has_esc || k > j + 1)) {
+      std::fill(line.begin() + static_cast<long>(i), line.begin() + static_cast<long>(k) + 1, ' ');
+      i = k;
+    }
+  }
+}
+
+std::vector<Token> split_tokens(const std::string& line) {
+  std::vector<Token> tokens;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_blank_char(line[i])) ++i;
+    std::size_t start = i;
+    while (i < line.size() && !is_blank_char(line[i])) ++i;
+    if (i > start) tokens.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
+  }
+  return tokens;
+}
+
+bool all_digits(const std::string& s, std::size_t from) {
+  return s.size() > from && s.size() - from <= 6 &&
+         std::all_of(s.begin() + static_cast<long>(from), s.end(), is_digit);
+}
+
+// "GPU12" with prefix "GPU" -> 12.
+std::optional<int> numbered(const std::string& s, const std::string& prefix) {
+  if (s.rfind(prefix, 0) != 0 || !all_digits(s, prefix.size())) return std::nullopt;
+  return std::stoi(s.substr(prefix.size()));
+}
+
+// Raw RDMA device names that older drivers print instead of NIC<n>.
+bool is_rdma_name(const std::string& s) {
+  for (const char* prefix : {"mlx4_", "mlx5_", "bnxt_re", "irdma", "qedr", "efa", "erdma", "ionic_", "hfi1_"})
+    if (s.rfind(prefix, 0) == 0 && s.size() > std::string(prefix).size()) return true;
+  return false;
+}
+
+std::optional<PathEntry> parse_code(const std::string& t) {
+  PathEntry e;
+  if (t == "X") e.code = PathCode::X;
+  else if (t == "PIX") e.code = PathCode::PIX;
+  else if (t == "PXB") e.code = PathCode::PXB;
+  else if (t == "PHB") e.code = PathCode::PHB;
+  else if (t == "NODE") e.code = PathCode::NODE;
+  else if (t == "SYS" || t == "SOC") e.code = PathCode::SYS;  // SOC: drivers before 2017
+  else if (auto n = numbered(t, "NV"); n && *n > 0) {
+    e.code = PathCode::NV;
+    e.nvlinks = *n;
+  } else {
+    return std::nullopt;
+  }
+  return e;
+}
+
+std::string unknown_code_message(const std::string& t) {
+  std::string msg = fmt::format("unknown path code '{}'; expected X, NV<n>, PIX, PXB, PHB, NODE or SYS", t);
+  if (t == "NV" || t == "NV0") msg += " (NV needs the number of bonded links, as in NV12)";
+  for (const char* p2p : {"OK", "NS", "CNS", "GNS", "TNS"})
+    if (t == p2p) msg += " (this looks like `nvidia-smi topo -p2p` output; tpsim reads `nvidia-smi topo -m`)";
+  return msg;
+}
+
+// "0-31,64-95" or "7" or "N/A".
+bool is_cpu_list(const std::string& s) {
+  if (s == "N/A") return true;
+  std::size_t i = 0;
+  auto number = [&] {
+    std::size_t start = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i > start;
+  };
+  while (true) {
+    if (!number()) return false;
+    if (i < s.size() && s[i] == '-') {
+      ++i;
+      if (!number()) return false;
+    }
+    if (i == s.size()) return true;
+    if (s[i++] != ',') return false;
+  }
+}
+
+enum class Affinity { cpu, numa, gpu_numa_id };
+
+class Reader {
+public:
+  Reader(std::string file) { m_.file = std::move(file); }
+
+  TopoMatrix read(const std::string& text);
+
+private:
+  enum class State { start, rows, after_matrix, legend, nic_legend };
+
+  [[noreturn]] void fail(int line, int col, const std::string& msg) const {
+    throw InputError(Location{m_.file, line, col}, msg);
+  }
+  [[noreturn]] void fail(int line, const Token& t, const std::string& msg) const { fail(line, t.col, msg); }
+
+  void read_header(int line, const std::vector<Token>& toks);
+  void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
+  void read_row(int line, const std::vector<Token>& toks, int line_length);
+  void store_path(int line, const Token& t, int row, int col_device);
+  void read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu);
+  void read_nic_legend(int line, const std::vector<Token>& toks);
+  void check_complete(int end_line);
+  std::string column_summary() const;
+
+  TopoMatrix m_;
+  std::vector<int> column_device_;       // header column -> device id
+  std::vector<Affinity> affinity_;       // the affinity columns, in order
+  std::vector<std::string> affinity_names_;
+  std::map<std::string, int> device_by_label_;
+  std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
+  std::vector<Token> numa_token_;        // per GPU: its NUMA Affinity cell
+  std::vector<int> numa_token_line_;
+  int nic_numbered_ = 0;                 // NIC<n> columns seen
+  std::map<std::string, int> legend_line_;
+};
+
+TopoMatrix Reader::read(const std::string& text) {
+  State state = State::start;
+  int line_no = 0, last_row_line = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.replace(0, 3, "   ");  // UTF-8 BOM
+    blank_escapes(line);
+    auto toks = split_tokens(line);
+    bool blank = toks.empty();
+    bool legend = !blank && toks[0].text == "Legend:" && toks.size() == 1;
+    bool nic_legend = toks.size() == 2 && toks[0].text == "NIC" && toks[1].text == "Legend:";
+
+    switch (state) {
+      case State::start:
+        if (blank) continue;
+        read_header(line_no, toks);
+        state = State::rows;
+        last_row_line = line_no;
+        break;
+      case State::rows:
+      case State::after_matrix:
+        if (blank) {
+          state = State::after_matrix;
+        } else if (legend) {
+          state = State::legend;
+        } else if (nic_legend) {
+          state = State::nic_legend;
+        } else if (state == State::rows) {
+          read_row(line_no, toks, static_cast<int>(line.size()));
+          last_row_line = line_no;
+        } else {
+          fail(line_no, toks[0],
+               fmt::format("unexpected '{}' after the end of the matrix (line {}); rows follow the header "
+                           "without blank lines, and only the Legend may come after them",
+                           toks[0].text, last_row_line));
+        }
+        break;
+      case State::legend:
+        if (nic_legend) state = State::nic_legend;
+        else if (!blank && !(toks.size() >= 2 && toks[1].text == "="))
+          fail(line_no, toks[0],
+               fmt::format("unexpected '{}' in the Legend; expected lines such as 'PIX  = ...' or the NIC Legend",
+                           toks[0].text));
+        break;
+      case State::nic_legend:
+        if (!blank) read_nic_legend(line_no, toks);
+        break;
+    }
+  }
+  if (state == State::start)
+    fail(1, 1, "empty topology file; expected the output of `nvidia-smi topo -m`");
+  check_complete(last_row_line + 1);
+  infer_pcie_tree(m_);  // the codes must agree with each other and with the NUMA nodes
+  return std::move(m_);
+}
+
+void Reader::read_header(int line, const std::vector<Token>& toks) {
+  std::vector<TopoDevice> gpus, nics;
+  std::vector<std::pair<bool, int>> columns;  // (is_gpu, index within its kind)
+  std::size_t i = 0;
+  for (; i < toks.size(); ++i) {
+    const Token& t = toks[i];
+    if (t.text == "CPU" || t.text == "NUMA" || t.text == "GPU") break;
+    TopoDevice d{t.text, false, 0, "", line, t.col};
+    if (auto g = numbered(t.text, "GPU")) {
+      if (*g != static_cast<int>(gpus.size()))
+        fail(line, t, fmt::format("expected GPU{} here, found {}: nvidia-smi numbers GPU columns from 0 without gaps",
+                                  gpus.size(), t.text));
+      d.is_gpu = true;
+      d.index = *g;
+      gpus.push_back(d);
+      columns.push_back({true, d.index});
+      continue;
+    }
+    if (auto n = numbered(t.text, "NIC")) {
+      if (*n != nic_numbered_)
+        fail(line, t, fmt::format("expected NIC{} here, found {}: nvidia-smi numbers NIC columns from 0 without gaps",
+                                  nic_numbered_, t.text));
+      ++nic_numbered_;
+    } else if (is_rdma_name(t.text)) {
+      d.nic_device = t.text;
+    } else if (parse_code(t.text)) {
+      fail(line, t, fmt::format("found the path code '{}' where the header row should be; the matrix starts with "
+                                "the line that names the columns (GPU0 GPU1 ... CPU Affinity)", t.text));
+    } else if (i == 0) {
+      fail(line, t, fmt::format("expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), "
+                                "found '{}'", t.text));
+    } else {
+      fail(line, t, fmt::format("unknown column '{}' in the header; expected GPU<n>, NIC<n> or an RDMA device "
+                                "such as mlx5_0, then 'CPU Affinity'", t.text));
+    }
+    for (const auto& other : nics)
+      if (other.label == d.label) fail(line, t, fmt::format("column {} appears twice in the header", d.label));
+    d.index = static_cast<int>(nics.size());
+    nics.push_back(d);
+    columns.push_back({false, d.index});
+  }
+  if (gpus.empty())
+    fail(line, toks[0], "the header names no GPU; expected GPU0, GPU1, ... as in `nvidia-smi topo -m`");
+  read_affinity_header(line, toks, i);
+
+  m_.gpu_count = static_cast<int>(gpus.size());
+  m_.devices = gpus;
+  m_.devices.insert(m_.devices.end(), nics.begin(), nics.end());
+  for (auto [is_gpu, index] : columns) column_device_.push_back(is_gpu ? index : m_.gpu_count + index);
+  for (std::size_t d = 0; d < m_.devices.size(); ++d) device_by_label_[m_.devices[d].label] = static_cast<int>(d);
+  m_.paths.assign(m_.devices.size(), std::vector<PathEntry>(m_.devices.size()));
+  row_line_.assign(m_.devices.size(), 0);
+  m_.cpu_affinity.assign(gpus.size(), "");
+  m_.numa_node.assign(gpus.size(), -1);
+  m_.gpu_numa_id.assign(gpus.size(), -1);
+  numa_token_.assign(gpus.size(), Token{});
+  numa_token_line_.assign(gpus.size(), 0);
+}
+
+// After the devices: `CPU Affinity`, `NUMA Affinity`, `GPU NUMA ID`, each optional, in this order.
+void Reader::read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i) {
+  struct Phrase {
+    std::vector<std::string> words;
+    Affinity kind;
+  };
+  static const std::vector<Phrase> phrases = {{{"CPU", "Affinity"}, Affinity::cpu},
+                                              {{"NUMA", "Affinity"}, Affinity::numa},
+                                              {{"GPU", "NUMA", "ID"}, Affinity::gpu_numa_id}};
+  std::size_t next = 0;
+  while (i < toks.size()) {
+    bool matched = false;
+    for (std::size_t p = next; p < phrases.size() && !matched; ++p) {
+      const auto& words = phrases[p].words;
+      if (i + words.size() > toks.size()) continue;
+      bool all = true;
+      for (std::size_t w = 0; w < words.size(); ++w) all = all && toks[i + w].text == words[w];
+      if (!all) continue;
+      affinity_.push_back(phrases[p].kind);
+      affinity_names_.push_back(fmt::format("{}", fmt::join(words, " ")));
+      i += words.size();
+      next = p + 1;
+      matched = true;
+    }
+    if (!matched)
+      fail(line, toks[i], fmt::format("unexpected '{}' in the header; after the device columns come "
+                                      "'CPU Affinity', 'NUMA Affinity' and 'GPU NUMA ID'", toks[i].text));
+  }
+}
+
+std::string Reader::column_summary() const {
+  std::string s = fmt::format("{} device{}", column_device_.size(), column_device_.size() == 1 ? "" : "s");
+  for (const auto& name : affinity_names_) s += ", " + name;
+  return s;
+}
+
+void Reader::read_row(int line, const std::vector<Token>& toks, int line_length) {
+  const Token& label = toks[0];
+  auto found = device_by_label_.find(label.text);
+  if (found == device_by_label_.end()) {
+    if (numbered(label.text, "GPU") || numbered(label.text, "NIC") || is_rdma_name(label.text)) {
+      std::vector<std::string> names;
+      for (const auto& d : m_.devices) names.push_back(d.label);
+      fail(line, label, fmt::format("row {} has no column in the header (the header names {})", label.text,
+                                    fmt::join(names, ", ")));
+    }
+    fail(line, label, fmt::format("expected a row of the matrix (a device named in the header), found '{}'",
+                                  label.text));
+  }
+  int dev = found->second;
+  if (row_line_[dev] != 0)
+    fail(line, label, fmt::format("second row for {} (the first is on line {})", label.text, row_line_[dev]));
+  row_line_[dev] = line;
+
+  bool gpu = m_.devices[dev].is_gpu;
+  std::size_t want = 1 + column_device_.size() + (gpu ? affinity_.size() : 0);
+  if (toks.size() != want) {
+    std::string what = gpu ? column_summary()
+                           : fmt::format("{} devices; NIC rows have no affinity columns", column_device_.size());
+    std::string msg = fmt::format("row {} has {} entries but the header has {} columns ({})", label.text,
+                                  toks.size() - 1, want - 1, what);
+    if (toks.size() < want) fail(line, line_length + 1, msg);
+    fail(line, toks[want], msg);
+  }
+  for (std::size_t c = 0; c < column_device_.size(); ++c) store_path(line, toks[1 + c], dev, column_device_[c]);
+  if (gpu) read_gpu_affinity(line, toks, 1 + column_device_.size(), dev);
+}
+
+void Reader::store_path(int line, const Token& t, int row, int col_device) {
+  auto entry = parse_code(t.text);
+  if (!entry) fail(line, t, unknown_code_message(t.text));
+  const std::string& a = m_.devices[row].label;
+  const std::string& b = m_.devices[col_device].label;
+  if (row == col_device && entry->code != PathCode::X)
+    fail(line, t, fmt::format("{}'s own column must be X, found {}", a, t.text));
+  if (row != col_device && entry->code == PathCode::X)
+    fail(line, t, fmt::format("X (the device itself) between {} and {}; X belongs on the diagonal only", a, b));
+  if (entry->code == PathCode::NV && !(m_.devices[row].is_gpu && m_.devices[col_device].is_gpu))
+    fail(line, t, fmt::format("{} between {} and {}; NVLink joins GPUs only", t.text, a, b));
+  entry->given = true;
+  entry->line = line;
+  entry->col = t.col;
+
+  const PathEntry& mirror = m_.paths[col_device][row];
+  if (mirror.given && (mirror.code != entry->code || mirror.nvlinks != entry->nvlinks))
+    fail(line, t, fmt::format("{} says {} to {}, but {} says {} to {} (line {}); the matrix must be symmetric", a,
+                              t.text, b, b, mirror.text(), a, mirror.line));
+  m_.paths[row][col_device] = *entry;
+  if (!mirror.given) m_.paths[col_device][row] = *entry;
+}
+
+void Reader::read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu) {
+  auto number_or_na = [&](const Token& t, const char* what) {
+    if (t.text == "N/A") return -1;
+    if (!all_digits(t.text, 0))
+      fail(line, t, fmt::format("{} of GPU{} is '{}'; expected a NUMA node number or N/A", what, gpu, t.text));
+    return std::stoi(t.text);
+  };
+  for (std::size_t k = 0; k < affinity_.size(); ++k) {
+    const Token& t = toks[first + k];
+    switch (affinity_[k]) {
+      case Affinity::cpu:
+        if (!is_cpu_list(t.text))
+          fail(line, t, fmt::format("CPU Affinity of GPU{} is '{}'; expected a CPU list such as 0-31,64-95 or N/A",
+                                    gpu, t.text));
+        m_.cpu_affinity[gpu] = t.text;
+        break;
+      case Affinity::numa:
+        m_.numa_node[gpu] = number_or_na(t, "NUMA Affinity");
+        numa_token_[gpu] = t;
+        numa_token_line_[gpu] = line;
+        break;
+      case Affinity::gpu_numa_id: m_.gpu_numa_id[gpu] = number_or_na(t, "GPU NUMA ID"); break;
+    }
+  }
+}
+
+void Reader::read_nic_legend(int line, const std::vector<Token>& toks) {
+  const Token& t = toks[0];
+  bool shaped = toks.size() == 2 && t.text.size() > 1 && t.text.back() == ':' &&
+                numbered(t.text.substr(0, t.text.size() - 1), "NIC");
+  if (!shaped) fail(line, t, fmt::format("unexpected '{}' in the NIC Legend; expected lines such as 'NIC0: mlx5_0'", t.text));
+  std::string label = t.text.substr(0, t.text.size() - 1);
+  auto found = device_by_label_.find(label);
+  if (found == device_by_label_.end())
+    fail(line, t, fmt::format("the NIC Legend names {}, which is not a column of the matrix", label));
+  if (auto seen = legend_line_.find(label); seen != legend_line_.end())
+    fail(line, t, fmt::format("the NIC Legend names {} twice (first on line {})", label, seen->second));
+  legend_line_[label] = line;
+  m_.devices[found->second].nic_device = toks[1].text;
+}
+
+// A missing GPU row is an error, not something to fill in: from the rows that are there tpsim
+// cannot read the paths between the missing GPUs, nor their NUMA nodes. Even a row of NV18 to
+// every peer (which implies an NVSwitch fabric, so all GPU pairs are NV18) leaves the PCIe and
+// socket placement of the other GPUs unknown, and guessing it would decide which transfers share a
+// switch or cross UPI. NIC rows may be missing: what they add (NIC-NIC paths) tpsim does not use.
+void Reader::check_complete(int end_line) {
+  std::vector<std::string> missing;
+  for (int g = 0; g < m_.gpu_count; ++g)
+    if (row_line_[g] == 0) missing.push_back(m_.devices[g].label);
+  if (!missing.empty()) {
+    std::vector<std::string> have;
+    for (int g = 0; g < m_.gpu_count; ++g)
+      if (row_line_[g] != 0) have.push_back(m_.devices[g].label);
+    fail(end_line, 1,
+         fmt::format("the matrix has no row for {} (the header names {} GPUs; rows are given for {}); tpsim does "
+                     "not guess the missing paths and NUMA nodes: paste the whole `nvidia-smi topo -m` output",
+                     fmt::join(missing, ", "), m_.gpu_count, have.empty() ? "none" : fmt::format("{}", fmt::join(have, ", "))));
+  }
+  // NUMA nodes: for all GPUs or for none.
+  int known = static_cast<int>(std::count_if(m_.numa_node.begin(), m_.numa_node.end(), [](int n) { return n >= 0; }));
+  if (known > 0 && known < m_.gpu_count) {
+    for (int g = 0; g < m_.gpu_count; ++g)
+      if (m_.numa_node[g] < 0)
+        fail(numa_token_line_[g], numa_token_[g],
+             fmt::format("NUMA Affinity of GPU{} is N/A while other GPUs give a NUMA node; tpsim cannot tell "
+                         "which CPU socket GPU{} hangs off", g, g));
+  }
+}
+
+}  // namespace
+
+TopoMatrix parse_topo_matrix(const std::string& text, const std::string& file) {
+  return Reader(file).read(text);
+}
+
+}  // namespace tpsim

@@ -1,0 +1,252 @@
+// PCIe placement from path codes: a bottleneck (minimax) closure over the given distances, a
+// consistency check of every given entry against the closure, then the nested classes.
+#include "topo/topo_pcie_tree.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "util/error.hpp"
+
+namespace tpsim {
+namespace {
+
+constexpr int UNKNOWN = 100;  // no bound yet
+constexpr int PIX = 1, PXB = 2, PHB = 3, NODE = 4, SYS = 5;
+
+// PCIe distance of a code, or UNKNOWN for NV (nvidia-smi does not say where an NVLink pair is on PCIe).
+int distance_of(PathCode c) {
+  switch (c) {
+    case PathCode::X: return 0;
+    case PathCode::PIX: return PIX;
+    case PathCode::PXB: return PXB;
+    case PathCode::PHB: return PHB;
+    case PathCode::NODE: return NODE;
+    case PathCode::SYS: return SYS;
+    case PathCode::NV: return UNKNOWN;
+  }
+  return UNKNOWN;
+}
+
+PathCode code_of(int d) {
+  static const PathCode codes[] = {PathCode::X,   PathCode::PIX,  PathCode::PXB,
+                                   PathCode::PHB, PathCode::NODE, PathCode::SYS};
+  return codes[std::min(d, SYS)];
+}
+
+using Matrix = std::vector<std::vector<int>>;
+
+void close_minimax(Matrix& d) {
+  const std::size_t n = d.size();
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) d[i][j] = std::min(d[i][j], std::max(d[i][k], d[k][j]));
+}
+
+bool pcie_given(const PathEntry& e) { return e.given && e.code != PathCode::NV && e.code != PathCode::X; }
+
+[[noreturn]] void fail_at(const TopoMatrix& m, const PathEntry& e, const std::string& msg) {
+  throw InputError(Location{m.file, e.line, e.col}, msg);
+}
+
+// Devices-only closure of the given PCIe entries.
+Matrix device_distances(const TopoMatrix& m) {
+  const int n = static_cast<int>(m.devices.size());
+  Matrix d(n, std::vector<int>(n, UNKNOWN));
+  for (int a = 0; a < n; ++a) {
+    d[a][a] = 0;
+    for (int b = 0; b < n; ++b)
+      if (pcie_given(m.path(a, b))) d[a][b] = distance_of(m.path(a, b).code);
+  }
+  return d;
+}
+
+// GPU-GPU codes against the NUMA Affinity column.
+void check_numa_codes(const TopoMatrix& m, const std::vector<int>& numa) {
+  for (int a = 0; a < m.gpu_count; ++a)
+    for (int b = a + 1; b < m.gpu_count; ++b) {
+      const PathEntry& e = m.path(a, b);
+      if (!pcie_given(e)) continue;
+      if (numa[a] == numa[b] && e.code == PathCode::SYS)
+        fail_at(m, e, fmt::format("GPU{} and GPU{} are both on NUMA node {}, but the path between them is SYS, "
+                                  "which crosses NUMA nodes", a, b, numa[a]));
+      if (numa[a] != numa[b] && e.code != PathCode::SYS)
+        fail_at(m, e, fmt::format("GPU{} is on NUMA node {} and GPU{} on NUMA node {}, but the path between them "
+                                  "is {}; only SYS crosses NUMA nodes", a, numa[a], b, numa[b], e.text()));
+    }
+}
+
+// NUMA nodes when the column is N/A: see the header.
+std::vector<int> infer_numa(const TopoMatrix& m) {
+  bool any_sys = false;
+  for (const auto& row : m.paths)
+    for (const auto& e : row) any_sys = any_sys || (e.given && e.code == PathCode::SYS);
+  std::vector<int> numa(m.gpu_count, 0);
+  if (!any_sys) return numa;
+  Matrix d = device_distances(m);
+  close_minimax(d);
+  for (int a = 0; a < m.gpu_count; ++a)
+    for (int b = a + 1; b < m.gpu_count; ++b)
+      if (d[a][b] >= SYS && !pcie_given(m.path(a, b)))
+        fail_at(m, m.path(a, b),
+                fmt::format("cannot tell whether GPU{} and GPU{} share a NUMA node: nvidia-smi prints {} for them, "
+                            "not a PCIe path, the other entries leave it open, and the NUMA Affinity column is N/A",
+                            a, b, m.path(a, b).text()));
+  int next = 0;
+  std::fill(numa.begin(), numa.end(), -1);
+  for (int a = 0; a < m.gpu_count; ++a) {
+    if (numa[a] >= 0) continue;
+    for (int b = a; b < m.gpu_count; ++b)
+      if (d[a][b] < SYS) numa[b] = next;
+    ++next;
+  }
+  return numa;
+}
+
+std::string node_name(const TopoMatrix& m, const std::vector<int>& nodes, int k) {
+  int n = static_cast<int>(m.devices.size());
+  return k < n ? m.devices[k].label : fmt::format("NUMA node {}", nodes[k - n]);
+}
+
+// Every given entry must equal the closure: a smaller closure means another path contradicts it.
+void check_consistency(const TopoMatrix& m, const Matrix& d, const std::vector<int>& nodes) {
+  const int n = static_cast<int>(m.devices.size());
+  const int total = static_cast<int>(d.size());
+  auto witness = [&](int a, int b, int bound) {
+    for (int k = 0; k < total; ++k)  // devices first: they read better than NUMA nodes
+      if (k != a && k != b && std::max(d[a][k], d[k][b]) < bound) return k;
+    return -1;
+  };
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      const PathEntry& e = m.path(a, b);
+      if (!pcie_given(e) || d[a][b] >= distance_of(e.code)) continue;
+      int k = witness(a, b, distance_of(e.code));
+      if (k < 0) throw std::logic_error("infer_pcie_tree: a smaller closure without an intermediate");
+      fail_at(m, e,
+              fmt::format("{} between {} and {} contradicts the rest of the matrix: through {} they are at most {} "
+                          "apart ({}-{} {}, {}-{} {})",
+                          e.text(), m.devices[a].label, m.devices[b].label, node_name(m, nodes, k),
+                          path_code_name(code_of(d[a][b])), m.devices[a].label, node_name(m, nodes, k),
+                          path_code_name(code_of(d[a][k])), node_name(m, nodes, k), m.devices[b].label,
+                          path_code_name(code_of(d[k][b]))));
+    }
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t t = s + 1; t < nodes.size(); ++t) {
+      int a = n + static_cast<int>(s), b = n + static_cast<int>(t);
+      if (d[a][b] >= SYS) continue;
+      // GPU-GPU codes were checked against the NUMA nodes already: the culprit is a NIC.
+      int k = -1;
+      for (int c = m.gpu_count; c < n && k < 0; ++c)
+        if (std::max(d[a][c], d[c][b]) < SYS) k = c;
+      if (k < 0 || k >= n) throw std::logic_error("infer_pcie_tree: NUMA nodes joined without a device");
+      const TopoDevice& dev = m.devices[k];
+      throw InputError(Location{m.file, dev.line, dev.col},
+                       fmt::format("{} is at most {} from NUMA node {} and at most {} from NUMA node {}, but NUMA "
+                                   "nodes are SYS apart",
+                                   dev.label, path_code_name(code_of(d[k][a])), nodes[s],
+                                   path_code_name(code_of(d[k][b])), nodes[t]));
+    }
+}
+
+// Class id of each device under "distance <= limit", numbered by first device; -1 for skipped.
+std::vector<int> classes(const Matrix& d, int n, int limit, const std::vector<int>& numa) {
+  std::vector<int> id(n, -1);
+  int next = 0;
+  for (int a = 0; a < n; ++a) {
+    if (id[a] >= 0 || numa[a] < 0) continue;
+    for (int b = a; b < n; ++b)
+      if (numa[b] >= 0 && d[a][b] <= limit) id[b] = next;
+    ++next;
+  }
+  return id;
+}
+
+}  // namespace
+
+PcieTree infer_pcie_tree(const TopoMatrix& m) {
+  const int n = static_cast<int>(m.devices.size());
+  PcieTree tree;
+  std::vector<int> gpu_numa = m.numa_node;
+  bool known = !gpu_numa.empty() && std::all_of(gpu_numa.begin(), gpu_numa.end(), [](int x) { return x >= 0; });
+  if (known) {
+    check_numa_codes(m, gpu_numa);
+  } else {
+    gpu_numa = infer_numa(m);
+    tree.numa_inferred = true;
+  }
+  std::set<int> seen(gpu_numa.begin(), gpu_numa.end());
+  tree.numa_nodes.assign(seen.begin(), seen.end());
+  std::map<int, int> node_slot;
+  for (std::size_t s = 0; s < tree.numa_nodes.size(); ++s) node_slot[tree.numa_nodes[s]] = n + static_cast<int>(s);
+
+  // Devices, then one extra node per NUMA node: GPU -> its node at NODE, node -> node at SYS.
+  const int total = n + static_cast<int>(tree.numa_nodes.size());
+  Matrix d = device_distances(m);
+  for (auto& row : d) row.resize(total, UNKNOWN);
+  d.resize(total, std::vector<int>(total, UNKNOWN));
+  for (int a = n; a < total; ++a)
+    for (int b = n; b < total; ++b) d[a][b] = a == b ? 0 : SYS;
+  for (int g = 0; g < m.gpu_count; ++g) d[g][node_slot[gpu_numa[g]]] = d[node_slot[gpu_numa[g]]][g] = NODE;
+  close_minimax(d);
+  check_consistency(m, d, tree.numa_nodes);
+
+  tree.numa.assign(n, -1);
+  for (int a = 0; a < n; ++a)
+    for (std::size_t s = 0; s < tree.numa_nodes.size(); ++s)
+      if (d[a][n + static_cast<int>(s)] <= NODE) tree.numa[a] = tree.numa_nodes[s];
+  tree.level.assign(n, std::vector<PathCode>(n, PathCode::SYS));
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) tree.level[a][b] = code_of(d[a][b]);
+
+  std::vector<int> pix = classes(d, n, PIX, tree.numa), pxb = classes(d, n, PXB, tree.numa),
+                   phb = classes(d, n, PHB, tree.numa);
+  // How many devices per PIX class, and how many PIX classes per PXB class.
+  std::map<int, int> pix_size;
+  std::map<int, std::set<int>> pix_in_pxb;
+  for (int a = 0; a < n; ++a)
+    if (tree.numa[a] >= 0) {
+      ++pix_size[pix[a]];
+      pix_in_pxb[pxb[a]].insert(pix[a]);
+    }
+
+  tree.leaf_switch.assign(n, -1);
+  tree.upstream_switch.assign(n, -1);
+  tree.host_bridge.assign(n, -1);
+  std::map<int, int> bridge_of_phb, upstream_of_pxb, leaf_of_pix;
+  for (int a = 0; a < n; ++a) {
+    if (tree.numa[a] < 0) continue;
+    if (!bridge_of_phb.count(phb[a])) {
+      bridge_of_phb[phb[a]] = static_cast<int>(tree.host_bridges.size());
+      tree.host_bridges.push_back({{}, tree.numa[a]});
+    }
+    int hb = bridge_of_phb[phb[a]];
+    tree.host_bridge[a] = hb;
+    tree.host_bridges[hb].devices.push_back(a);
+
+    bool has_upstream = pix_in_pxb[pxb[a]].size() >= 2;
+    if (has_upstream) {
+      if (!upstream_of_pxb.count(pxb[a])) {
+        upstream_of_pxb[pxb[a]] = static_cast<int>(tree.switches.size());
+        tree.switches.push_back({{}, true, -1, hb});
+      }
+      tree.upstream_switch[a] = upstream_of_pxb[pxb[a]];
+      tree.switches[tree.upstream_switch[a]].devices.push_back(a);
+    }
+    // A PXB pair crosses several bridges, so every member of a PXB group gets a leaf switch.
+    if (pix_size[pix[a]] >= 2 || has_upstream) {
+      if (!leaf_of_pix.count(pix[a])) {
+        leaf_of_pix[pix[a]] = static_cast<int>(tree.switches.size());
+        tree.switches.push_back({{}, false, tree.upstream_switch[a], hb});
+      }
+      tree.leaf_switch[a] = leaf_of_pix[pix[a]];
+      tree.switches[tree.leaf_switch[a]].devices.push_back(a);
+    }
+  }
+  return tree;
+}
+
+}  // namespace tpsim

@@ -1,0 +1,65 @@
+// The ops of one forward step of a tensor-parallel group, per rank (Megatron sharding):
+// per layer: RMSNorm, column-parallel QKV GEMM, attention over the KV cache, row-parallel
+// output projection, all-reduce of m·d·s bytes, RMSNorm, column-parallel gate/up GEMM,
+// SiLU·mul, row-parallel down GEMM, all-reduce of m·d·s bytes — 2L all-reduces per step.
+// Around the layers: the embedding lookup (the m rows it needs, not the table; the table is
+// replicated on every rank so no collective is needed), the final norm, the vocab-parallel
+// LM head on the last token of each sequence, and an all-gather of the logits.
+// m is the number of tokens in the step: B for decode, the prompt tokens for prefill.
+// No SimGrid here: ops in, times are the cost model's business.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config/model_card.hpp"
+
+namespace tpsim {
+
+enum class OpKind { gemm, attention, elementwise, embedding, collective };
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, send_recv };
+const char* collective_op_name(CollectiveOp op);
+
+struct Op {
+  OpKind kind = OpKind::elementwise;
+  const char* name = "";
+  double m = 0, n = 0, k = 0;     // GEMM shape (tokens x out x in)
+  double flops = 0;               // per rank
+  double bytes = 0;               // HBM bytes per rank (weights + activations or KV)
+  double weight_bytes = 0;        // of which weights
+  CollectiveOp collective = CollectiveOp::all_reduce;
+  double collective_bytes = 0;    // S, the tensor size as nccl-tests counts it
+};
+
+// One sequence in a step: `context` tokens already in the KV cache, `new_tokens` processed now.
+struct SequenceWork {
+  long context = 0;
+  long new_tokens = 1;
+};
+
+struct StepOps {
+  std::vector<Op> prologue;  // embedding
+  std::vector<Op> layer;     // one transformer layer, repeated `layers` times
+  int layers = 0;
+  std::vector<Op> epilogue;  // final norm, LM head, logits all-gather
+  // Ops in execution order (prologue, layers x layer, epilogue), for counting and tracing.
+  std::vector<Op> flatten() const;
+};
+
+// How a model shards over `tp` ranks; check_tp explains why a degree is impossible.
+struct Sharding {
+  int tp = 1;
+  int heads_per_rank = 0;
+  int kv_heads_per_rank = 0;
+  bool kv_replicated = false;  // tp > KV heads: each KV head is copied to tp/kv ranks (vLLM)
+};
+// Throws ValueError when tp does not divide the attention heads, or cannot share KV heads.
+Sharding check_tp(const ModelCard& model, int tp);
+
+StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch);
+
+// Weight bytes held by one rank (layers and LM head sharded; embedding replicated).
+double weight_bytes_per_rank(const ModelCard& model, int tp);
+// KV-cache bytes per token per rank (all layers).
+double kv_bytes_per_token_rank(const ModelCard& model, int tp);
+
+}  // namespace tpsim
