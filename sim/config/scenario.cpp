@@ -69,6 +69,14 @@ std::string resolve(const std::string& scenario_file, const std::string& path) {
   return (fs::path(scenario_file).parent_path() / path).lexically_normal().string();
 }
 
+// A file the scenario names, resolved against the scenario's folder; it must exist.
+std::string existing_file(const YamlMap& m, const std::string& key, const std::string& what) {
+  const std::string path = resolve(m.file(), m.str(key));
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) m.fail(m.node(key), what + " '" + path + "' does not exist");
+  return path;
+}
+
 double positive(const YamlMap& m, const std::string& key, double v) {
   if (!(v > 0)) m.fail(m.node(key), "'" + key + "' must be positive");
   return v;
@@ -113,7 +121,7 @@ WorkloadSpec read_workload(const YamlMap& m) {
   if (w.requests > 10'000'000)
     m.fail(m.node("requests"), "'requests' is " + std::to_string(w.requests) + "; tpsim refuses more than 10000000 (memory grows with requests)");
   w.duration_s = m.quantity_or("duration", Quantity::time, 0);
-  if (m.has("trace")) w.trace_path = resolve(m.file(), m.str("trace"));
+  if (m.has("trace")) w.trace_path = existing_file(m, "trace", "trace file");
   const bool open = w.arrivals != ArrivalKind::closed;
   if (open && w.arrivals != ArrivalKind::trace && w.rate_per_s <= 0)
     m.fail(m.raw(), "arrivals '" + arrivals + "' needs 'rate_per_s'");
@@ -290,9 +298,9 @@ Scenario load_scenario(const std::string& path) {
   s.file = path;
   s.name = m.str_or("name", std::filesystem::path(path).stem().string());
   s.description = m.str_or("description", "");
-  s.platform_path = resolve(path, m.str("platform"));
-  s.model_path = resolve(path, m.str("model"));
-  s.calibration_path = resolve(path, m.str_or("calibration", ""));
+  s.platform_path = existing_file(m, "platform", "platform file");
+  s.model_path = existing_file(m, "model", "model card");
+  if (m.has("calibration")) s.calibration_path = existing_file(m, "calibration", "calibration file");
   s.dtype = m.str_or("dtype", "");
   const long seed = m.integer_or("seed", 1);
   if (seed < 0) m.fail(m.node("seed"), "'seed' must be >= 0");

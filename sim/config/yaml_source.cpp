@@ -9,6 +9,40 @@
 
 namespace tpsim {
 
+namespace {
+
+// yaml-cpp reports an unclosed [ or { where it gave up (often the next line); point at the
+// bracket that was never closed instead, where the mistake is.
+Location unclosed_flow(const std::string& path, const std::string& text, int error_line) {
+  std::vector<Location> open;
+  int line = 1, col = 0;
+  bool comment = false;
+  char quote = 0;
+  for (char ch : text) {
+    if (ch == '\n') {
+      ++line, col = 0, comment = false;
+      if (line > error_line) break;
+      continue;
+    }
+    ++col;
+    if (comment) continue;
+    if (quote) {
+      if (ch == quote) quote = 0;
+    } else if (ch == '#') {
+      comment = true;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '[' || ch == '{') {
+      open.push_back({path, line, col});
+    } else if ((ch == ']' || ch == '}') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  return open.empty() ? Location{path, error_line, 1} : open.front();
+}
+
+}  // namespace
+
 YAML::Node load_yaml_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -24,6 +58,8 @@ YAML::Node load_yaml_file(const std::string& path) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
+    if (e.msg.find("flow not found") != std::string::npos)
+      throw InputError(unclosed_flow(path, text, e.mark.line + 1), e.msg + " (this bracket is never closed)");
     throw InputError({path, e.mark.line + 1, e.mark.column + 1}, e.msg);
   }
   if (!root || root.IsNull()) throw InputError({path}, "file is empty");

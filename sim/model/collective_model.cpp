@@ -174,8 +174,9 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   double best = std::numeric_limits<double>::infinity();
   for (Protocol p : ALL_PROTOCOLS) {
     if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
-    if (p == Protocol::LL128 && !all_nvl && spec_.protocol != "LL128") continue;  // LL128 only on NVLink
     Costs c = costs(p, alg, op, n, plan.worst_class, plan.staged, raw);
+    // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
+    if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
     const double t = c.latency_s + plan.bus_bytes / c.bus_bw_Bps;
     if (t < best) {
       best = t;
@@ -199,6 +200,13 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
     }
   }
   plan.bandwidth_s = completion_time(solver, resource_capacities());
+  if (plan.calibrated && plan.bandwidth_s > 0) {
+    // A measured bus bandwidth already includes the group's own sharing of links: scale the
+    // flows so that, alone, they reproduce it; other groups on the same links still slow them.
+    const double scale = plan.bus_bytes / plan.bus_bw_Bps / plan.bandwidth_s;
+    for (auto& f : plan.flows) f.bytes *= scale;
+    plan.bandwidth_s *= scale;
+  }
   return plan;
 }
 

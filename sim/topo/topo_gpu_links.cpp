@@ -3,6 +3,7 @@
 #include "topo/topo_gpu_links.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 

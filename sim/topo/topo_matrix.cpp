@@ -4,6 +4,7 @@
 #include "topo/topo_matrix.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>

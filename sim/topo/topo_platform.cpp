@@ -3,6 +3,7 @@
 #include "topo/topo_platform.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <vector>
@@ -151,9 +152,9 @@ void PlatformWriter::write_comment() {
   std::vector<std::string> lines;
   lines.push_back(fmt::format("Imported by `tpsim topo import` from {} (`nvidia-smi topo -m`), GPU model {}.",
                               m_.file, spec_.gpu_model));
-  lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}; {} NICs.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
+  lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}{}.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
                               tree_.numa_inferred ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)" : "",
-                              m_.nic_count()));
+                              m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
   lines.push_back("From the matrix:");
   if (direct)
     lines.push_back(fmt::format("  NV# -> one nvlink link per GPU pair, # x {} per direction (NVLink{}).",
@@ -196,7 +197,7 @@ void PlatformWriter::write_hosts() {
     prop(in, "gpu_model", spec_.gpu_model);
     prop(in, "index", std::to_string(g));
     prop(in, "p2p", spec_.p2p ? "yes" : "no");
-    prop(in, "socket", fmt::format("cpu{}", tree_.numa[g]));
+    prop(in, "cpu", fmt::format("cpu{}", tree_.numa[g]));
     if (!m_.cpu_affinity[g].empty()) prop(in, "cpu_affinity", m_.cpu_affinity[g]);
     out_ += "    </host>\n";
   }

@@ -1,7 +1,7 @@
 // `nvidia-smi topo -m` -> SimGrid platform XML, following platforms/README.md.
 //
 // One `<zone id="box" routing="Full">` holds:
-//   hosts  gpu<i> (gpu_model, index, p2p, socket, cpu_affinity) and cpu<s> per NUMA node (role=cpu);
+//   hosts  gpu<i> (gpu_model, index, p2p, cpu (its socket host), cpu_affinity) and cpu<s> per NUMA node (role=cpu);
 //   links  nvlink_gpu<a>_gpu<b> per direct NV# pair (# x per-link rate, SPLITDUPLEX), or
 //          nvswitch_gpu<i> per GPU when the NV# entries describe an NVSwitch fabric;
 //          pcie_gpu<i> per GPU (SPLITDUPLEX); pcie_switch<k> per PCIe switch and host_bridge<h>

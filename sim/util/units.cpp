@@ -103,6 +103,9 @@ double parse_quantity(std::string_view text, Quantity q) {
     if (value < 0) throw ValueError(fmt::format("'{}' is negative; {} must be >= 0", text, quantity_name(q)));
     return value * u.factor;
   }
+  if (q == Quantity::bandwidth && (suffix == "Gb" || suffix == "Mb" || suffix == "Tb" || suffix == "GB/s" || suffix == "Gb/s"))
+    throw ValueError(fmt::format("'{}': write '{:g}{}bps' for bits per second or '{:g}{}Bps' for bytes per second", text, value,
+                                 suffix.substr(0, 1), value, suffix.substr(0, 1)));
   throw ValueError(fmt::format("'{}': unknown unit '{}' for {} (write e.g. {})", text, suffix, quantity_name(q), example_of(q)));
 }
 

@@ -1,0 +1,90 @@
+// Calibration YAML writer: deterministic text, one collective block per fitted log.
+#include "calibration_yaml.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace tpsim::fit {
+namespace {
+
+// Plain scalars stay plain; anything YAML could misread is double-quoted.
+std::string scalar(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/' || c == '+'))
+      plain = false;
+  if (plain && (s.front() == '-' || s.front() == '.')) plain = false;
+  if (plain) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string us(double seconds) { return format_significant(seconds * 1e6, 4) + "us"; }
+std::string gbps(double bps) { return format_significant(bps / 1e9, 4) + "GBps"; }
+std::string bytes(double b) { return fmt::format("{:.0f}B", b); }
+
+}  // namespace
+
+std::string format_significant(double x, int significant) {
+  if (x == 0 || !std::isfinite(x)) return fmt::format("{}", x);
+  int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(x))));
+  int decimals = std::max(0, significant - 1 - magnitude);
+  std::string s = fmt::format("{:.{}f}", x, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::string calibration_yaml(const CalibrationInputs& in) {
+  std::string files;
+  for (const auto& f : in.files) files += (files.empty() ? "" : " ") + f;
+  std::string out = "# written by tpsim fit from: " + files + "\n";
+  if (!in.collectives.empty()) out += "collectives:\n";
+  for (const CollectiveFit& c : in.collectives) {
+    out += fmt::format("  - source: {}\n", scalar(c.source));
+    out += fmt::format("    op: {}\n", op_name(c.op));
+    out += fmt::format("    nranks: {}\n", c.nranks);
+    if (c.nodes > 1) out += fmt::format("    nodes: {}\n", c.nodes);
+    if (!c.path_class.empty()) out += fmt::format("    path_class: {}\n", c.path_class);
+    out += fmt::format("    # op from {}; nranks from {}; bus factor {}\n", source_name(c.op_source),
+                       source_name(c.nranks_source), format_significant(c.bus_factor, 6));
+    out += "    protocols:\n";
+    std::size_t width = 0;
+    for (const ProtocolFit& p : c.protocols) width = std::max(width, us(p.latency_s).size());
+    for (int i = 0; i < 3; ++i) {
+      const ProtocolFit& p = c.protocols[i];
+      std::string name = std::string(protocol_name(static_cast<Protocol>(i))) + ":";
+      std::string lat = us(p.latency_s) + ",";
+      out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}, fitted: {} }}", name, lat, width + 1,
+                         gbps(p.bus_bw_Bps), p.constrained ? "true" : "false");
+      if (!p.constrained)
+        out += fmt::format("  # {}: copy of {}, changes no prediction",
+                           p.enabled ? "fastest at no measured size" : "not used on this path",
+                           protocol_name(p.copied_from));
+      out += "\n";
+    }
+    out += fmt::format("    # all sizes: median {:.4f}, worst {:.4f} at {}\n", c.all.median, c.all.worst,
+                       bytes(c.all.worst_size_B));
+    out += fmt::format("    residuals: {{ median: {:.4f}, worst: {:.4f}, worst_size: {}, min_size: {} }}\n",
+                       c.large.median, c.large.worst, bytes(c.large.worst_size_B), bytes(c.large.min_size_B));
+  }
+  if (in.gemm) {
+    out += "gemm:\n";
+    for (const GemmPoint& g : in.gemm->points())
+      out += fmt::format("  - {{ op: {}, m: {}, n: {}, k: {}, dtype: {}, time: {} }}\n", scalar(g.op), g.m, g.n, g.k,
+                         scalar(g.dtype), format_significant(g.time_s * 1e6, 6) + "us");
+  }
+  if (in.hbm)
+    out += fmt::format("hbm_copy_bandwidth: {}TBps   # read + write (2 x bytes / time), median of the {} largest copies\n",
+                       format_significant(in.hbm->bw_Bps / 1e12, 4), in.hbm->points_used);
+  return out;
+}
+
+}  // namespace tpsim::fit

@@ -1,0 +1,249 @@
+// GEMM efficiency table and HBM copy bandwidth (see gemm_table.hpp for the model).
+#include "gemm_table.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <tuple>
+
+#include "util/error.hpp"
+
+namespace tpsim::fit {
+namespace {
+
+struct Field {
+  std::string_view text;  // trimmed
+  int col;                // 1-based column of the field's first character
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<Field> split_csv(std::string_view line) {
+  std::vector<Field> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t comma = line.find(',', start);
+    std::string_view raw = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::size_t lead = 0;
+    while (lead < raw.size() && std::isspace(static_cast<unsigned char>(raw[lead]))) ++lead;
+    out.push_back({trim(raw), static_cast<int>(start + lead) + 1});
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Calls `row(fields, line_no)` for each data line after checking the header.
+template <class F>
+void read_csv(const std::string& text, const std::string& file, const std::vector<std::string>& header, F row) {
+  std::string expected;
+  for (const auto& h : header) expected += (expected.empty() ? "" : ",") + h;
+  bool seen_header = false;
+  int line_no = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = end + 1;
+    ++line_no;
+    std::string_view body = trim(line);
+    if (body.empty() || body.front() == '#') continue;
+    auto fields = split_csv(line);
+    if (!seen_header) {
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        if (i >= fields.size() || fields[i].text != header[i])
+          throw InputError({file, line_no, i < fields.size() ? fields[i].col : static_cast<int>(line.size()) + 1},
+                           fmt::format("expected the header '{}'", expected));
+      }
+      if (fields.size() != header.size())
+        throw InputError({file, line_no, fields[header.size()].col}, fmt::format("expected the header '{}'", expected));
+      seen_header = true;
+      continue;
+    }
+    if (fields.size() != header.size())
+      throw InputError({file, line_no, fields.size() > header.size() ? fields[header.size()].col : static_cast<int>(line.size()) + 1},
+                       fmt::format("expected {} fields ({}), found {}", header.size(), expected, fields.size()));
+    row(fields, line_no);
+  }
+  if (!seen_header) throw InputError({file, 1, 1}, fmt::format("empty file: expected the header '{}'", expected));
+}
+
+std::int64_t positive_int(const Field& f, const char* what, const std::string& file, int line) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
+  if (f.text.empty() || ec != std::errc() || end != f.text.data() + f.text.size() || v <= 0)
+    throw InputError({file, line, f.col}, fmt::format("expected {} (an integer > 0), found '{}'", what, f.text));
+  return v;
+}
+
+double number(const Field& f, const char* what, bool positive, const std::string& file, int line) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
+  bool ok = !f.text.empty() && ec == std::errc() && end == f.text.data() + f.text.size() && std::isfinite(v);
+  if (!ok || (positive ? v <= 0 : v < 0))
+    throw InputError({file, line, f.col},
+                     fmt::format("expected {} (a number {}), found '{}'", what, positive ? "> 0" : ">= 0", f.text));
+  return v;
+}
+
+// tflops and eff_bw_GBps: a number >= 0, or empty / N/A when not computed.
+void optional_number(const Field& f, const char* what, const std::string& file, int line) {
+  if (f.text.empty() || f.text == "N/A") return;
+  number(f, what, false, file, line);
+}
+
+std::string known_dtypes() { return "bf16, fp16, fp8, fp8_e4m3, fp8_e5m2, fp32, tf32, int8"; }
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Canonical dtype for grouping: aliases of one width and format compare equal.
+std::string canonical_dtype(const std::string& d) {
+  std::string s = lower(d);
+  if (s == "bfloat16") return "bf16";
+  if (s == "f16" || s == "half" || s == "float16") return "fp16";
+  if (s == "f32" || s == "float" || s == "float32") return "fp32";
+  if (s == "e4m3" || s == "fp8") return "fp8_e4m3";
+  if (s == "e5m2") return "fp8_e5m2";
+  return s;
+}
+
+double interpolate_log(const std::vector<std::pair<double, double>>& xy, double x) {
+  // xy sorted by x (ln m -> ln e); constant beyond the ends.
+  if (x <= xy.front().first) return xy.front().second;
+  if (x >= xy.back().first) return xy.back().second;
+  auto hi = std::lower_bound(xy.begin(), xy.end(), x, [](const auto& p, double v) { return p.first < v; });
+  auto lo = hi - 1;
+  if (hi->first == x) return hi->second;
+  double t = (x - lo->first) / (hi->first - lo->first);
+  return lo->second + t * (hi->second - lo->second);
+}
+
+}  // namespace
+
+int dtype_bytes(const std::string& dtype) {
+  std::string s = canonical_dtype(dtype);
+  if (s == "bf16" || s == "fp16") return 2;
+  if (s == "fp8_e4m3" || s == "fp8_e5m2" || s == "int8") return 1;
+  if (s == "fp32" || s == "tf32") return 4;
+  return 0;
+}
+
+GemmTable::GemmTable(std::vector<GemmPoint> points) : points_(std::move(points)) {
+  for (const GemmPoint& p : points_) {
+    if (p.m <= 0 || p.n <= 0 || p.k <= 0 || !(p.time_s > 0) || !std::isfinite(p.time_s))
+      throw ValueError(fmt::format("GEMM {} m={} n={} k={}: dimensions and time must be > 0", p.op, p.m, p.n, p.k));
+    if (dtype_bytes(p.dtype) == 0)
+      throw ValueError(fmt::format("GEMM {}: unknown dtype '{}' (known: {})", p.op, p.dtype, known_dtypes()));
+  }
+}
+
+double GemmTable::flop_efficiency(const GemmPoint& p, double peak_flops) {
+  return 2.0 * p.m * p.n * p.k / p.time_s / peak_flops;
+}
+
+double GemmTable::roofline_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
+                                double peak_flops, double hbm_bw_Bps) {
+  double md = m, nd = n, kd = k;
+  double bytes = (md * kd + kd * nd + md * nd) * dtype_bytes(dtype);
+  return std::max(2.0 * md * nd * kd / peak_flops, bytes / hbm_bw_Bps);
+}
+
+double GemmTable::predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
+                               double peak_flops, double hbm_bw_Bps) const {
+  if (m <= 0 || n <= 0 || k <= 0 || !(peak_flops > 0) || !(hbm_bw_Bps > 0))
+    throw ValueError(fmt::format("GEMM prediction for m={} n={} k={} needs positive shape, peak and bandwidth", m, n, k));
+  std::string want = canonical_dtype(dtype);
+  // The nearest measured (n, k) of this dtype; ties go to the smaller n*k, then smaller n.
+  std::optional<std::tuple<double, std::int64_t, std::int64_t>> best;
+  for (const GemmPoint& p : points_) {
+    if (canonical_dtype(p.dtype) != want) continue;
+    double d = std::fabs(std::log(double(p.n) / n)) + std::fabs(std::log(double(p.k) / k));
+    std::tuple<double, std::int64_t, std::int64_t> key{d, p.n * p.k, p.n};
+    if (!best || key < *best) best = key;
+  }
+  if (!best) throw ValueError(fmt::format("no GEMM measurement for dtype '{}'", dtype));
+  std::int64_t gn = std::get<2>(*best), gk = std::get<1>(*best) / gn;
+  // ln e by ln m over that group; repeated m averaged (geometric mean of the times).
+  std::map<std::int64_t, std::pair<double, int>> by_m;
+  for (const GemmPoint& p : points_) {
+    if (canonical_dtype(p.dtype) != want || p.n != gn || p.k != gk) continue;
+    double e = roofline_time(p.m, p.n, p.k, p.dtype, peak_flops, hbm_bw_Bps) / p.time_s;
+    auto& [sum, count] = by_m[p.m];
+    sum += std::log(e);
+    ++count;
+  }
+  std::vector<std::pair<double, double>> curve;
+  for (const auto& [mm, acc] : by_m) curve.push_back({std::log(double(mm)), acc.first / acc.second});
+  double e = std::exp(interpolate_log(curve, std::log(double(m))));
+  return roofline_time(m, n, k, dtype, peak_flops, hbm_bw_Bps) / e;
+}
+
+GemmTable parse_gemm_csv(const std::string& text, const std::string& file) {
+  std::vector<GemmPoint> points;
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::string>, int> seen;
+  read_csv(text, file, {"op", "m", "n", "k", "dtype", "time_us", "tflops", "eff_bw_GBps"},
+           [&](const std::vector<Field>& f, int line) {
+             GemmPoint p;
+             if (f[0].text.empty()) throw InputError({file, line, f[0].col}, "empty op name");
+             p.op = std::string(f[0].text);
+             p.m = positive_int(f[1], "m", file, line);
+             p.n = positive_int(f[2], "n", file, line);
+             p.k = positive_int(f[3], "k", file, line);
+             p.dtype = std::string(f[4].text);
+             if (dtype_bytes(p.dtype) == 0)
+               throw InputError({file, line, f[4].col},
+                                fmt::format("unknown dtype '{}' (known: {})", p.dtype, known_dtypes()));
+             p.time_s = number(f[5], "time_us", true, file, line) * 1e-6;
+             optional_number(f[6], "tflops", file, line);
+             optional_number(f[7], "eff_bw_GBps", file, line);
+             p.line = line;
+             auto [it, fresh] = seen.insert({{p.op, p.m, p.n, p.k, canonical_dtype(p.dtype)}, line});
+             if (!fresh)
+               throw InputError({file, line, f[0].col},
+                                fmt::format("{} m={} n={} k={} {} measured twice (first at line {})", p.op, p.m, p.n,
+                                            p.k, p.dtype, it->second));
+             points.push_back(std::move(p));
+           });
+  if (points.empty()) throw InputError({file, 0, 0}, "no GEMM rows after the header");
+  return GemmTable(std::move(points));
+}
+
+HbmFit parse_hbm_csv(const std::string& text, const std::string& file) {
+  std::vector<std::pair<double, double>> rows;  // bytes, 2b/t
+  read_csv(text, file, {"bytes", "time_us", "copy_GBps"}, [&](const std::vector<Field>& f, int line) {
+    double b = static_cast<double>(positive_int(f[0], "bytes", file, line));
+    double t = number(f[1], "time_us", true, file, line) * 1e-6;
+    optional_number(f[2], "copy_GBps", file, line);
+    rows.push_back({b, 2 * b / t});
+  });
+  if (rows.empty()) throw InputError({file, 0, 0}, "no HBM copy rows after the header");
+  std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  constexpr std::size_t LARGEST = 3;
+  std::size_t used = std::min(LARGEST, rows.size());
+  std::vector<double> bw;
+  for (std::size_t i = 0; i < used; ++i) bw.push_back(rows[i].second);
+  std::sort(bw.begin(), bw.end());
+  HbmFit fit;
+  fit.bw_Bps = used % 2 ? bw[used / 2] : 0.5 * (bw[used / 2 - 1] + bw[used / 2]);
+  fit.points_used = static_cast<int>(used);
+  fit.min_size_used_B = rows[used - 1].first;
+  fit.points_total = static_cast<int>(rows.size());
+  return fit;
+}
+
+}  // namespace tpsim::fit

@@ -1,0 +1,79 @@
+// Measured GEMM times and HBM copy bandwidth, as tpsim-calibrate records them, turned into
+// what the cost model asks: "how long does an m x n x k GEMM take on this GPU?".
+//
+// GEMM csv: `op,m,n,k,dtype,time_us,tflops,eff_bw_GBps` (C[m,n] = A[m,k] B[k,n]; m is the
+// token count). Only op, m, n, k, dtype and time_us are used; tflops and eff_bw_GBps are
+// checked to be numbers (or empty) and otherwise left to the reader.
+//
+// Prediction. The roofline of a shape on a GPU with peak rate P and HBM bandwidth W is
+//     t_roof = max(2mnk / P, (mk + kn + mn) * s / W),   s = bytes per element of dtype
+// (all three matrices counted at the input width). A measured row has roofline
+// efficiency e = t_roof / t_measured. For a query, the table takes the measured (n, k)
+// nearest to the query's in |ln n - ln n'| + |ln k - ln k'|, interpolates ln e linearly in
+// ln m between that group's measured m (constant beyond its ends), and returns t_roof / e.
+// At a recorded shape this gives back the measured time exactly, whatever P and W are;
+// P and W should be the calibrated GPU's, so that the efficiencies carry over sensibly to
+// shapes that were not measured. Rows measured twice (same shape, dtype, another op) count
+// with the geometric mean of their times.
+//
+// HBM csv: `bytes,time_us,copy_GBps` from device-to-device copies. A copy of b bytes reads
+// b and writes b, so the HBM bandwidth is 2b / t (read + write counted), taken as the
+// median over the 3 largest sizes (small copies are launch-bound). copy_GBps is checked to
+// be a number and not used, so that its definition (b/t or 2b/t) cannot matter.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tpsim::fit {
+
+struct GemmPoint {
+  std::string op;  // which layer GEMM it was (qkv, o_proj, ...), informational
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string dtype;  // bf16, fp16, fp8, fp32, tf32, int8 (and aliases, see dtype_bytes)
+  double time_s = 0;
+  int line = 0;       // csv line, 0 when not read from a file
+};
+
+// Bytes per element: bf16/bfloat16/fp16/f16/half 2; fp8/fp8_e4m3/fp8_e5m2/e4m3/e5m2/int8 1;
+// fp32/f32/float/tf32 4; 0 for an unknown name.
+int dtype_bytes(const std::string& dtype);
+
+class GemmTable {
+public:
+  // Throws ValueError for a non-positive dimension or time, or an unknown dtype.
+  explicit GemmTable(std::vector<GemmPoint> points);
+
+  const std::vector<GemmPoint>& points() const { return points_; }
+
+  // Achieved fraction of `peak_flops`: (2mnk / time) / peak_flops.
+  static double flop_efficiency(const GemmPoint& p, double peak_flops);
+  // The roofline time above (seconds).
+  static double roofline_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
+                              double peak_flops, double hbm_bw_Bps);
+
+  // Predicted time in seconds (see the preamble). Throws ValueError when the table has no
+  // row of this dtype or an argument is not positive.
+  double predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype, double peak_flops,
+                      double hbm_bw_Bps) const;
+
+private:
+  std::vector<GemmPoint> points_;
+};
+
+// Reads the GEMM csv; `file` names it in messages. Lines starting with '#' and blank lines
+// are skipped. Throws InputError (file:line:col) for a wrong header, a row with the wrong
+// number of fields, a bad number, an unknown dtype or a repeated (op, m, n, k, dtype).
+GemmTable parse_gemm_csv(const std::string& text, const std::string& file);
+
+struct HbmFit {
+  double bw_Bps = 0;      // read + write bandwidth, median of 2b/t over the largest sizes
+  int points_used = 0;
+  double min_size_used_B = 0;
+  int points_total = 0;
+};
+
+// Reads the HBM csv and fits it. Throws InputError like parse_gemm_csv.
+HbmFit parse_hbm_csv(const std::string& text, const std::string& file);
+
+}  // namespace tpsim::fit

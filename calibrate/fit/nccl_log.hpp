@@ -1,0 +1,89 @@
+// Reader for nccl-tests output (all_reduce_perf, all_gather_perf, ...), as printed by
+// nccl-tests v2.13 and by the newer releases that add a version line, a
+// `# Collective test starting:` line, `N/A` cells and optional per-iteration columns.
+//
+// One file holds one sweep: data rows with strictly increasing sizes under one column
+// header. Noise that real logs carry (NCCL INFO/WARN lines, anything before the table) is
+// skipped; inside the table every non-comment line must be a well-formed data row, or the
+// reader throws InputError located at the offending token (1-based line:col).
+//
+// Bus bandwidth vs algorithm bandwidth, as nccl-tests computes them (doc/PERFORMANCE.md):
+//   algbw = S / t, busbw = algbw * f(op, N), with S the size column (for all_gather and
+//   reduce_scatter the total buffer, N times the per-rank part) and
+//   f = 2(N-1)/N for all_reduce; (N-1)/N for all_gather, reduce_scatter, alltoall, gather,
+//   scatter; 1 for broadcast, reduce, sendrecv.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpsim::fit {
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, scatter };
+
+// "all_reduce", "all_gather", ... (the nccl-tests binary name without `_perf`).
+const char* op_name(CollectiveOp op);
+// Accepts "all_reduce", "allreduce", "all_reduce_perf", "AllReduce" (case and '_' ignored).
+std::optional<CollectiveOp> op_from_name(std::string_view name);
+// busbw / algbw for `op` over `nranks` ranks (see the preamble).
+double bus_factor(CollectiveOp op, int nranks);
+// True when bus_factor does not depend on the rank count (broadcast, reduce, sendrecv).
+bool bus_factor_is_constant(CollectiveOp op);
+
+// Where the reader learnt the collective.
+enum class OpSource {
+  test_header,  // `# Collective test starting: all_reduce_perf` (nccl-tests >= 2.14)
+  comment,      // a comment naming the binary, e.g. `# command: ./build/all_reduce_perf -b 8 ...`
+  file_name,    // the file name contains it, e.g. `h100_all_gather.log`
+  columns       // the redop/root columns and busbw/algbw (redop `none` -> all_gather, ...)
+};
+// Where the reader learnt the rank count.
+enum class NranksSource {
+  rank_lines,  // `#  Rank  7 Group  0 Pid ...` lines: highest rank + 1
+  comment,     // a comment such as `# nranks: 16  nodes: 2 ...`
+  bw_ratio,    // solved from busbw/algbw = f(op, N) on the row with the largest algbw
+  not_needed   // op whose bus factor is 1 and no other source: nranks is 0
+};
+const char* source_name(OpSource s);
+const char* source_name(NranksSource s);
+
+// One direction of a row (out-of-place or in-place). NaN where the log prints N/A.
+struct NcclTiming {
+  double time_us = NAN;
+  double algbw_GBps = NAN;  // GB/s = 1e9 B/s, as nccl-tests prints it
+  double busbw_GBps = NAN;
+  double wrong = NAN;       // #wrong; N/A when the run had validation off (-c 0)
+};
+
+struct NcclRow {
+  std::uint64_t size_B = 0;
+  std::uint64_t count = 0;  // elements (per rank for all_gather)
+  std::string type;         // float, half, bfloat16, ...
+  std::string redop;        // sum, prod, ..., or none
+  int root = -1;
+  NcclTiming out_of_place;
+  NcclTiming in_place;
+  int line = 0;             // 1-based line of the row in the file
+  int time_col = 0;         // 1-based column of the out-of-place time cell
+  int busbw_col = 0;        // 1-based column of the out-of-place busbw cell
+};
+
+struct NcclLog {
+  std::string file;                 // as given to the reader, used in messages
+  CollectiveOp op = CollectiveOp::all_reduce;
+  OpSource op_source = OpSource::columns;
+  int nranks = 0;                   // 0 only with NranksSource::not_needed
+  NranksSource nranks_source = NranksSource::not_needed;
+  std::string nccl_tests_version;   // "2.19.6" when the log prints it, else empty
+  int header_line = 0;              // line of the column header; 0 when the log has none
+  std::vector<NcclRow> rows;        // strictly increasing size_B
+};
+
+// Parses `text` (the whole file); `file` names it in messages and may reveal the op.
+// Throws InputError on anything it cannot read (see the preamble).
+NcclLog parse_nccl_log(const std::string& text, const std::string& file);
+
+}  // namespace tpsim::fit

@@ -1,0 +1,43 @@
+// CSV files of the single-GPU measurements. Every value is a median over iterations.
+//
+// gemm.csv   op,m,n,k,dtype,time_us,tflops,eff_bw_GBps
+//            tflops      = 2*m*n*k / time_s / 1e12
+//            eff_bw_GBps = (m*k + k*n + m*n) * bytes_per_element / time_s / 1e9
+//                          (bf16: 2 bytes; each operand read or written once)
+// hbm.csv    bytes,time_us,copy_GBps, after one "#" line saying that
+//            copy_GBps = 2 * bytes / time_s / 1e9 (the copy reads and writes every byte)
+// launch.csv what,value_us
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tpsim::calib {
+
+struct GemmResult {
+  std::string op;
+  int64_t m = 0, n = 0, k = 0;
+  std::string dtype = "bf16";
+  double time_us = 0;
+};
+
+struct HbmResult {
+  uint64_t bytes = 0;
+  double time_us = 0;
+};
+
+struct LaunchResult {
+  std::string what;
+  double value_us = 0;
+};
+
+int bytes_per_element(const std::string& dtype);  // bf16, fp16: 2; fp8: 1; fp32: 4
+double gemm_tflops(const GemmResult& r);
+double gemm_eff_bw_GBps(const GemmResult& r);
+double copy_GBps(const HbmResult& r);
+
+std::string format_gemm_csv(const std::vector<GemmResult>& rows);
+std::string format_hbm_csv(const std::vector<HbmResult>& rows);
+std::string format_launch_csv(const std::vector<LaunchResult>& rows);
+
+}  // namespace tpsim::calib

@@ -1,0 +1,119 @@
+// `tpsim fit logs/*.log [calib/] [--gemm gemm.csv] [--hbm hbm.csv] -o calibration.yaml`:
+// fits the collective cost model to real nccl-tests logs (and GEMM/HBM measurements) and
+// reports each fit's residuals. Directories are searched for *.log, gemm.csv and hbm.csv
+// (the layout tpsim-calibrate writes).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "cmd_common.hpp"
+#include "fit/calibration_yaml.hpp"
+#include "report/writers.hpp"
+#include "util/error.hpp"
+
+namespace tpsim {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError({path}, "no such file");
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The path class a log measured, from its comments (topology, hardware, command) or its name:
+// several nodes -> NET; P2P unsupported or disabled -> SHM (host-staged); NVLink -> NVL; else the
+// nvidia-smi code it names. "" when the log does not say: the fit then applies to any path.
+std::string infer_path_class(const std::string& text, const std::string& name, int& nodes) {
+  std::string comments;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("#", 0) == 0) comments += line + "\n";
+  std::smatch m;
+  nodes = 1;
+  if (std::regex_search(comments, m, std::regex(R"(nodes:?\s+(\d+))"))) nodes = std::stoi(m[1]);
+  const std::string all = comments + name;
+  auto has = [&](const char* s) { return all.find(s) != std::string::npos; };
+  if (nodes > 1) return "NET";
+  if (has("P2P not supported") || has("NCCL_P2P_DISABLE=1") || has("no-p2p") || has("nop2p") || has("p2p off")) return "SHM";
+  if (has("NVLink") || has("NVSwitch") || has("NV12") || has("NV18") || has("nvswitch") || has("nvlink")) return "NVL";
+  for (const char* code : {"PIX", "PXB", "PHB", "SYS"})
+    if (has(code)) return code;
+  return "";
+}
+
+}  // namespace
+
+int fit_command(int argc, char** argv) {
+  CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
+  std::vector<std::string> inputs;
+  std::string output, gemm_path, hbm_path, path_class;
+  app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate")->required();
+  app.add_option("-o,--output", output, "calibration YAML to write")->required();
+  app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
+  app.add_option("--hbm", hbm_path, "HBM copy CSV (bytes,time_us,copy_GBps)");
+  app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  std::vector<std::string> logs;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(in, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(in))
+        if (e.path().extension() == ".log") found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      logs.insert(logs.end(), found.begin(), found.end());
+      if (gemm_path.empty() && std::filesystem::exists(std::filesystem::path(in) / "gemm.csv")) gemm_path = (std::filesystem::path(in) / "gemm.csv").string();
+      if (hbm_path.empty() && std::filesystem::exists(std::filesystem::path(in) / "hbm.csv")) hbm_path = (std::filesystem::path(in) / "hbm.csv").string();
+    } else {
+      logs.push_back(in);
+    }
+  }
+  fit::CalibrationInputs cal;
+  std::cout << "# tpsim fit: residuals are relative errors of the fitted time against the measured out-of-place time\n";
+  for (const auto& path : logs) {
+    const std::string text = read_text(path);
+    const fit::NcclLog log = fit::parse_nccl_log(text, path);
+    int nodes = 1;
+    std::string cls = path_class.empty() ? infer_path_class(text, std::filesystem::path(path).filename().string(), nodes) : path_class;
+    fit::FitOptions opt;
+    opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
+    fit::CollectiveFit f = fit::fit_collective(log, opt);
+    f.path_class = cls;
+    f.nodes = nodes;
+    std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
+                             fit::op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
+                             f.large.worst * 100, f.large.worst_size_B);
+    cal.files.push_back(path);
+    cal.collectives.push_back(std::move(f));
+  }
+  if (!gemm_path.empty()) {
+    cal.gemm = fit::parse_gemm_csv(read_text(gemm_path), gemm_path);
+    cal.files.push_back(gemm_path);
+    std::cout << fmt::format("{}: {} GEMM shapes\n", gemm_path, cal.gemm->points().size());
+  }
+  if (!hbm_path.empty()) {
+    cal.hbm = fit::parse_hbm_csv(read_text(hbm_path), hbm_path);
+    cal.files.push_back(hbm_path);
+    std::cout << fmt::format("{}: HBM copy bandwidth {:.0f} GB/s (read + write)\n", hbm_path, cal.hbm->bw_Bps / 1e9);
+  }
+  write_file_atomically(output, fit::calibration_yaml(cal));
+  std::cout << "wrote " << output << "\n";
+  return 0;
+}
+
+}  // namespace tpsim

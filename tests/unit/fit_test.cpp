@@ -1,0 +1,492 @@
+// tpsim_fit: nccl-tests reader, collective fit, GEMM/HBM tables, calibration YAML text.
+// The three recorded logs are real measurements (calibrate/recorded/SOURCES.md); the
+// figures asserted for them are what the fit reaches today, so a regression fails here.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "fit/calibration_yaml.hpp"
+#include "fit/collective_fit.hpp"
+#include "fit/gemm_table.hpp"
+#include "fit/nccl_log.hpp"
+#include "util/error.hpp"
+#include "util/units.hpp"
+
+using namespace tpsim;
+using namespace tpsim::fit;
+
+namespace {
+
+std::string recorded(const std::string& name) { return std::string(TPSIM_SOURCE_DIR) + "/calibrate/recorded/" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+NcclLog read_log(const std::string& name) { return parse_nccl_log(slurp(recorded(name)), name); }
+
+// The message an input error prints, "" when the text parses (and fits, with `fit`).
+std::string error_of(const std::string& text, const std::string& file, bool fit = false) {
+  try {
+    NcclLog log = parse_nccl_log(text, file);
+    if (fit) fit_collective(log);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* HEADER =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+// The first rows of the DGX H100 log.
+const char* ROW_8 = "           8             2     float     sum      -1    13.67    0.00    0.00      0    13.03    0.00    0.00      0\n";
+const char* ROW_16 = "          16             4     float     sum      -1    13.00    0.00    0.00      0    13.07    0.00    0.00      0\n";
+
+// nccl-tests' cell format (getFloatStr): 2 decimals if they fit the width, then 1, then 0.
+std::string cell(double v, int width) {
+  for (int decimals : {2, 1, 0}) {
+    std::string s = fmt::format("{:{}.{}f}", v, width, decimals);
+    if (static_cast<int>(s.size()) <= width) return s;
+  }
+  return fmt::format("{:{}.1e}", v, width);
+}
+
+// A log in the newer nccl-tests layout (version line, test-start line, device block,
+// N/A in #wrong because validation was off, NCCL INFO noise), with times generated from
+// known parameters: all_gather over 4 ranks, t = min_p L_p + S * 3/4 / B_p.
+struct Truth {
+  double L[3], B[3];
+};
+constexpr Truth TRUTH{{6e-6, 9e-6, 25e-6}, {15e9, 90e9, 160e9}};
+
+double truth_time(double size) {
+  double t = INFINITY;
+  for (int p = 0; p < 3; ++p) t = std::min(t, TRUTH.L[p] + size * 0.75 / TRUTH.B[p]);
+  return t;
+}
+
+std::string newer_all_gather_log() {
+  std::string s =
+      "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=22703\n"
+      "# Collective test starting: all_gather_perf\n"
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "validation: 0 graph: 0 unalign: 0\n"
+      "#\n"
+      "# Using devices\n";
+  for (int r = 0; r < 4; ++r)
+    s += fmt::format("#  Rank {:2} Group  0 Pid {:6} on      node1 device {:2} [0000:{:02x}:00] NVIDIA H100 80GB HBM3\n", r,
+                     4242 + r, r, 0x18 + r);
+  s += "node1:4242:4242 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n";
+  s += "#\n";
+  s += "#                                                              out-of-place                       in-place\n";
+  s += "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n";
+  s += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)\n";
+  for (double size = 1024; size <= 268435456; size *= 2) {
+    double t = truth_time(size), algbw = size / t / 1e9;
+    std::string body = fmt::format("  {}  {}  {}    N/A", cell(t * 1e6, 7), cell(algbw, 6), cell(algbw * 0.75, 6));
+    s += fmt::format("{:12.0f}  {:12.0f}  {:>8}  {:>6}  {:>6}{}{}\n", size, size / 4 / 4, "float", "none", -1, body, body);
+  }
+  s += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 42.1\n#\n# Collective test concluded: all_gather_perf\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("bus factor: busbw / algbw as nccl-tests computes it") {
+  // all_reduce: 2(N-1)/N = 1.75 at N=8; the seed's 120 GB/s algbw at N=4 is 180 GB/s busbw.
+  CHECK(bus_factor(CollectiveOp::all_reduce, 8) == doctest::Approx(1.75));
+  CHECK(120 * bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(180));
+  CHECK(bus_factor(CollectiveOp::all_reduce, 2) == doctest::Approx(1.0));
+  // all_gather / reduce_scatter: (N-1)/N with S the total size, 0.875 at N=8.
+  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(0.875));
+  CHECK(bus_factor(CollectiveOp::reduce_scatter, 16) == doctest::Approx(0.9375));
+  CHECK(bus_factor(CollectiveOp::sendrecv, 8) == 1.0);
+  CHECK(op_from_name("all_reduce_perf") == CollectiveOp::all_reduce);
+  CHECK(op_from_name("AllGather") == CollectiveOp::all_gather);
+  CHECK(!op_from_name("hypercube"));
+}
+
+TEST_CASE("recorded logs parse: rows, op, rank count and where they came from") {
+  NcclLog dgx = read_log("dgx-h100-8gpu-nvswitch.log");
+  CHECK(dgx.rows.size() == 32);
+  CHECK(dgx.op == CollectiveOp::all_reduce);
+  CHECK(dgx.op_source == OpSource::columns);  // names no binary: 'sum', root -1, busbw/algbw = 1.75
+  CHECK(dgx.nranks == 8);
+  CHECK(dgx.nranks_source == NranksSource::comment);
+  CHECK(dgx.header_line == 9);
+  CHECK(dgx.rows.front().size_B == 8);
+  CHECK(dgx.rows.back().size_B == 17179869184ull);  // 16 GiB
+  CHECK(dgx.rows.back().count == 4294967296ull);
+  CHECK(dgx.rows.back().out_of_place.time_us == 62648);
+  CHECK(dgx.rows.back().in_place.busbw_GBps == doctest::Approx(479.99));
+  CHECK(dgx.rows.back().line == 42);
+  CHECK(dgx.rows.front().type == "float");
+  CHECK(dgx.rows.front().redop == "sum");
+  CHECK(dgx.rows.front().root == -1);
+
+  NcclLog rtx = read_log("2x-rtx2080ti-pcie-pix-no-p2p.log");
+  CHECK(rtx.rows.size() == 28);
+  CHECK(rtx.op == CollectiveOp::all_reduce);
+  CHECK(rtx.op_source == OpSource::comment);  // "# command: ./build/all_reduce_perf ..."
+  CHECK(rtx.nranks == 2);
+  CHECK(rtx.rows.back().size_B == 1073741824ull);
+
+  NcclLog oci = read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log");
+  CHECK(oci.rows.size() == 28);
+  CHECK(oci.op == CollectiveOp::all_reduce);
+  CHECK(oci.nranks == 16);
+  CHECK(oci.rows.front().size_B == 64);
+  CHECK(oci.rows.back().size_B == 8589934592ull);
+}
+
+TEST_CASE("rank count from busbw/algbw when the log says nothing else") {
+  // Strip the '# nranks' comment: 480.16 / 274.38 = 1.75 = 2(N-1)/N gives N = 8.
+  std::string text = slurp(recorded("dgx-h100-8gpu-nvswitch.log"));
+  auto pos = text.find("# nranks:");
+  text.replace(pos, 2, "# (removed) ");
+  text.replace(text.find("nranks:"), 7, "ranks?");
+  NcclLog log = parse_nccl_log(text, "dgx.log");
+  CHECK(log.nranks == 8);
+  CHECK(log.nranks_source == NranksSource::bw_ratio);
+}
+
+TEST_CASE("DGX H100 8-GPU NVSwitch log: fit within 10% median, 25% worst at >= 1 KiB") {
+  CollectiveFit fit = fit_collective(read_log("dgx-h100-8gpu-nvswitch.log"));
+  CHECK(fit.bus_factor == doctest::Approx(1.75));
+  INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
+  // Today: median 0.029, worst 0.212 at 4096 B (a measured blip: 23.59 us between 17.14 and 17.40).
+  CHECK(fit.large.points == 25);  // 1 KiB .. 16 GiB
+  CHECK(fit.large.median <= 0.10);
+  CHECK(fit.large.worst <= 0.25);
+  CHECK(fit.large.worst_size_B == 4096);
+  // Over all sizes the worst is the 68.14 us outlier at 32 B (its neighbours take 13-15 us).
+  CHECK(fit.all.worst_size_B == 32);
+  CHECK(fit.all.median <= 0.05);
+  // Every protocol is the fastest somewhere; Simple's bus bandwidth is near the measured
+  // 480 GB/s plateau, the small-message floor near the measured 13-17 us.
+  for (const ProtocolFit& p : fit.protocols) CHECK(p.constrained);
+  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(480e9).epsilon(0.05));
+  CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(15).epsilon(0.15));
+  CHECK(fit.pick(8) == Protocol::LL);
+  CHECK(fit.pick(1 << 20) == Protocol::LL128);
+  CHECK(fit.pick(1ull << 30) == Protocol::Simple);
+  // Ordering constraints.
+  CHECK(fit[Protocol::LL].latency_s <= fit[Protocol::LL128].latency_s);
+  CHECK(fit[Protocol::LL128].latency_s <= fit[Protocol::Simple].latency_s);
+  CHECK(fit[Protocol::LL].bus_bw_Bps <= fit[Protocol::LL128].bus_bw_Bps);
+  CHECK(fit[Protocol::LL128].bus_bw_Bps <= fit[Protocol::Simple].bus_bw_Bps);
+}
+
+TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
+  // SHM over PCIe: NCCL does not run LL128 there, so the fit uses LL and Simple only.
+  FitOptions pcie;
+  pcie.ll128 = false;
+  CollectiveFit fit = fit_collective(read_log("2x-rtx2080ti-pcie-pix-no-p2p.log"), pcie);
+  INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
+  // Today: median 0.008, worst 0.133 at 8192 B.
+  CHECK(fit.large.median <= 0.10);
+  CHECK(fit.large.worst <= 0.25);
+  CHECK(fit.all.worst <= 0.25);
+  CHECK(fit[Protocol::LL].constrained);
+  CHECK(fit[Protocol::Simple].constrained);
+  CHECK_FALSE(fit[Protocol::LL128].constrained);
+  CHECK_FALSE(fit[Protocol::LL128].enabled);
+  CHECK(fit[Protocol::LL128].copied_from == Protocol::Simple);
+  CHECK(fit[Protocol::LL128].bus_bw_Bps == fit[Protocol::Simple].bus_bw_Bps);
+  // N=2: bus factor 2(N-1)/N = 1, and the plateau is 4.00 GB/s busbw.
+  CHECK(fit.bus_factor == 1.0);
+  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(4.0e9).epsilon(0.02));
+  CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(12).epsilon(0.05));
+
+  // With every protocol allowed the same two lines come out, named LL and LL128.
+  CollectiveFit any = fit_collective(read_log("2x-rtx2080ti-pcie-pix-no-p2p.log"));
+  CHECK(any.large.worst <= 0.25);
+  CHECK(any.predict_time_s(1 << 30) == doctest::Approx(fit.predict_time_s(1 << 30)).epsilon(1e-6));
+}
+
+TEST_CASE("OCI 2-node A100 RoCE log: fit, with the honest bounds of its non-monotonic region") {
+  CollectiveFit fit = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"));
+  INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
+  // The median meets the 10% target (today 0.073). The worst does not meet 25%: the log
+  // jumps 32 MiB 1079 us -> 64 MiB 6059 us -> 128 MiB 7234 us and 256 MiB 13675 us ->
+  // 512 MiB 14463 us, which no min over protocols of L + S f / B (a concave curve) follows.
+  // Today: worst 0.520 at 64 MiB. Bound set just above it so a regression fails.
+  CHECK(fit.large.median <= 0.10);
+  CHECK(fit.large.worst <= 0.55);
+  CHECK(fit.large.worst_size_B == 64.0 * 1024 * 1024);
+  CHECK(fit.bus_factor == doctest::Approx(1.875));  // 2(N-1)/N at N=16
+  // Outside 16-512 MiB the curve is followed closely.
+  for (const FitPoint& p : fit.points)
+    if (p.size_B < 4 * 1024 * 1024 || p.size_B > 600e6) CHECK(std::fabs(p.predicted_s / p.measured_s - 1) <= 0.11);
+}
+
+TEST_CASE("the fit is deterministic") {
+  NcclLog log = read_log("dgx-h100-8gpu-nvswitch.log");
+  CollectiveFit a = fit_collective(log), b = fit_collective(log);
+  for (int p = 0; p < 3; ++p) {
+    CHECK(a.protocols[p].latency_s == b.protocols[p].latency_s);
+    CHECK(a.protocols[p].bus_bw_Bps == b.protocols[p].bus_bw_Bps);
+  }
+  CalibrationInputs in{{"dgx.log"}, {a}, std::nullopt, std::nullopt};
+  CalibrationInputs in2{{"dgx.log"}, {b}, std::nullopt, std::nullopt};
+  CHECK(calibration_yaml(in) == calibration_yaml(in2));
+}
+
+TEST_CASE("calibration YAML values parse back with tpsim's units and keep the fit") {
+  CollectiveFit fit = fit_collective(read_log("dgx-h100-8gpu-nvswitch.log"));
+  CalibrationInputs in{{"dgx-h100-8gpu-nvswitch.log"}, {fit}, std::nullopt, std::nullopt};
+  std::string yaml = calibration_yaml(in);
+  // Read "latency: <time>," and "bus_bandwidth: <bandwidth>," back, in protocol order.
+  auto values = [&](const std::string& key) {
+    std::vector<std::string> out;
+    for (auto pos = yaml.find(key); pos != std::string::npos; pos = yaml.find(key, pos + 1)) {
+      auto start = pos + key.size();
+      out.push_back(yaml.substr(start, yaml.find(',', start) - start));
+    }
+    return out;
+  };
+  auto lat = values("latency: "), bw = values("bus_bandwidth: ");
+  REQUIRE(lat.size() == 3);
+  REQUIRE(bw.size() == 3);
+  CollectiveFit reread = fit;
+  for (int p = 0; p < 3; ++p) {
+    std::string l = lat[p].substr(0, lat[p].find(' '));  // drop alignment padding
+    reread.protocols[p].latency_s = parse_time(l);
+    reread.protocols[p].bus_bw_Bps = parse_bandwidth(bw[p]);
+    CHECK(reread.protocols[p].latency_s == doctest::Approx(fit.protocols[p].latency_s).epsilon(5e-4));
+    CHECK(reread.protocols[p].bus_bw_Bps == doctest::Approx(fit.protocols[p].bus_bw_Bps).epsilon(5e-4));
+  }
+  // 4 significant digits move no prediction by more than 0.1%.
+  for (const FitPoint& p : fit.points)
+    CHECK(reread.predict_time_s(p.size_B) == doctest::Approx(p.predicted_s).epsilon(1e-3));
+}
+
+TEST_CASE("newer nccl-tests layout: version line, Rank lines, N/A cells, all_gather") {
+  std::string text = newer_all_gather_log();
+  NcclLog log = parse_nccl_log(text, "node1.log");
+  CHECK(log.nccl_tests_version == "2.19.6");
+  CHECK(log.op == CollectiveOp::all_gather);
+  CHECK(log.op_source == OpSource::test_header);
+  CHECK(log.nranks == 4);
+  CHECK(log.nranks_source == NranksSource::rank_lines);
+  REQUIRE(log.rows.size() == 19);  // 1 KiB .. 256 MiB
+  CHECK(log.rows.front().redop == "none");
+  CHECK(std::isnan(log.rows.front().out_of_place.wrong));
+  CHECK(std::isnan(log.rows.back().in_place.wrong));
+  CHECK(log.rows.back().count == 268435456 / 16);  // per-rank elements
+
+  // The fit recovers the parameters the times were generated from (up to print rounding).
+  CollectiveFit fit = fit_collective(log);
+  CHECK(fit.bus_factor == doctest::Approx(0.75));  // (N-1)/N at N=4
+  CHECK(fit.large.worst <= 0.01);
+  for (int p = 0; p < 3; ++p) {
+    CHECK(fit.protocols[p].constrained);
+    CHECK(fit.protocols[p].latency_s == doctest::Approx(TRUTH.L[p]).epsilon(0.02));
+    CHECK(fit.protocols[p].bus_bw_Bps == doctest::Approx(TRUTH.B[p]).epsilon(0.02));
+  }
+}
+
+TEST_CASE("per-iteration and timestamp columns are read by the header") {
+  std::string text =
+      "# nranks 2\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong   i_min   i_max   i_p99   i_cv%"
+      "     time   algbw   busbw  #wrong   i_min   i_max   i_p99   i_cv% timestamp\n"
+      "           8             2     float     sum      -1    12.25    0.00    0.00       0   12.00   13.00   13.00    1.20"
+      "    12.00    0.00    0.00       0   11.90   12.10   12.10    0.50 2025-01-31 12:00:00\n";
+  NcclLog log = parse_nccl_log(text, "all_reduce.log");
+  REQUIRE(log.rows.size() == 1);
+  CHECK(log.rows[0].out_of_place.time_us == 12.25);
+  CHECK(log.rows[0].in_place.time_us == 12.00);
+  CHECK(log.op_source == OpSource::file_name);
+}
+
+TEST_CASE("bad logs: located errors with exact messages") {
+  std::string head = std::string(HEADER) + ROW_8;
+  // A file cut in the middle of a row (line 4: header 2 lines, one full row).
+  CHECK(error_of(head + "          16             4     float     sum      -1    13.00    0.0", "cut.log") ==
+        "cut.log:4:69: error: truncated row: expected 13 fields (size count type redop root time algbw busbw #wrong "
+        "time algbw busbw #wrong), found 7");
+  CHECK(error_of(head + "         1k6             4     float     sum      -1    13.00    0.00    0.00      0    13.07"
+                        "    0.00    0.00      0\n",
+                 "size.log") == "size.log:4:10: error: expected the size in bytes (an integer), found '1k6'");
+  CHECK(error_of(head + "         N/A             4     float     sum      -1    13.00    0.00    0.00      0    13.07"
+                        "    0.00    0.00      0\n",
+                 "na.log") == "na.log:4:10: error: N/A in the size column: every row needs its size in bytes");
+  CHECK(error_of(head + "          16             4     float     sum      -1    fast    0.00    0.00      0    13.07"
+                        "    0.00    0.00      0\n",
+                 "time.log") ==
+        "time.log:4:57: error: expected a number >= 0 or N/A in the out-of-place time column, found 'fast'");
+  CHECK(error_of(head + ROW_8, "again.log") ==
+        "again.log:4:12: error: size 8 B is not larger than the previous row's 8 B (line 3); a log must hold one sweep "
+        "with increasing sizes");
+  CHECK(error_of("", "empty.log") == "empty.log:1:1: error: empty file: expected nccl-tests output");
+  CHECK(error_of("\n  \n", "blank.log") == "blank.log:1:1: error: empty file: expected nccl-tests output");
+  CHECK(error_of("# nThread 1 nGpus 8\n" + std::string(HEADER), "norows.log") ==
+        "norows.log:2:1: error: no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 "
+        "...' under the '#  size  count  type ...' header)");
+  CHECK(error_of("#  size count type redop root time algbw busbw\n" + std::string(ROW_8), "hdr.log") ==
+        "hdr.log:1:1: error: unrecognised nccl-tests column header (no out-of-place time column after 'root'); expected "
+        "'# size count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
+  // Two rows only: the fit needs 6 sizes (latency and bandwidth of three protocols).
+  CHECK(error_of("# nranks: 8\n" + head + ROW_16, "few_all_reduce.log", true) ==
+        "few_all_reduce.log:5: error: 2 sizes with an out-of-place time; fitting latency and bandwidth of LL, LL128 and Simple "
+        "needs at least 6");
+  // The rank count a comment gives must match busbw/algbw.
+  std::string wrong_n = slurp(recorded("dgx-h100-8gpu-nvswitch.log"));
+  wrong_n.replace(wrong_n.find("# nranks: 8"), 11, "# nranks: 4");
+  CHECK(error_of(wrong_n, "n4.log") ==
+        "n4.log:41:72: error: busbw/algbw = 480.16/274.38 = 1.7500, but all_reduce over 4 ranks (from an 'nranks' "
+        "comment, op from the redop/root columns and busbw/algbw) has bus factor 1.5000; wrong rank count or "
+        "collective?");
+}
+
+TEST_CASE("a single-GPU log has nothing to fit") {
+  std::string text = "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=22703\n"
+                     "# Collective test starting: all_reduce_perf\n"
+                     "#  Rank  0 Group  0 Pid   1234 on      node1 device  0 [0000:18:00] NVIDIA H200\n" +
+                     std::string(HEADER);
+  for (int i = 0; i < 8; ++i)
+    text += fmt::format("{:12}  {:12}     float     sum      -1     5.00    0.00    0.00       0     5.00    0.00    0.00       0\n",
+                        8 << i, 2 << i);
+  NcclLog log = parse_nccl_log(text, "one.log");
+  CHECK(log.nranks == 1);
+  CHECK(error_of(text, "one.log", true) == "one.log:4: error: all_reduce over 1 rank moves no data between GPUs; nothing to fit");
+}
+
+TEST_CASE("noise around the table is skipped, a second table is refused") {
+  std::string text = std::string("mpirun: warning, something\n# nranks: 8\n") + HEADER +
+                     "node1:1:1 [0] NCCL INFO Channel 00/32 : 0 1 2 3 4 5 6 7\n" + ROW_8;
+  NcclLog log = parse_nccl_log(text, "all_reduce_noisy.log");
+  CHECK(log.rows.size() == 1);
+  std::string two = std::string(HEADER) + ROW_8 + HEADER + ROW_16;
+  CHECK(error_of(two, "two.log") ==
+        "two.log:4:1: error: a second results table starts here (the first began at line 1); tpsim fit reads one sweep "
+        "per file");
+}
+
+TEST_CASE("GEMM csv round trip: recorded shapes come back exactly") {
+  // Synthetic H100-like numbers: decode (m = 1..64) is bandwidth-bound, prefill compute-bound.
+  std::string csv =
+      "# tpsim-calibrate gemm sweep (synthetic test data)\n"
+      "op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\n"
+      "qkv,1,6144,4096,bf16,19.8,2.54,2543\n"
+      "qkv,16,6144,4096,bf16,20.6,39.1,2460\n"
+      "qkv,256,6144,4096,bf16,38.0,339,1420\n"
+      "qkv,4096,6144,4096,bf16,390,528,360\n"
+      "down,1,4096,14336,bf16,52.1,2.25,2255\n"
+      "down,4096,4096,14336,bf16,905,531,,\n";
+  // The last row has an extra field: refused.
+  CHECK_THROWS_WITH_AS(parse_gemm_csv(csv, "g.csv"), "g.csv:8:36: error: expected 8 fields "
+                                                     "(op,m,n,k,dtype,time_us,tflops,eff_bw_GBps), found 9",
+                       InputError);
+  csv.pop_back();
+  csv.pop_back();
+  csv += "\n";
+  GemmTable table = parse_gemm_csv(csv, "g.csv");
+  REQUIRE(table.points().size() == 6);
+  const double peak = 989e12, hbm = 3.35e12;
+  for (const GemmPoint& p : table.points())
+    CHECK(table.predict_time(p.m, p.n, p.k, p.dtype, peak, hbm) == doctest::Approx(p.time_s).epsilon(1e-12));
+  // Achieved flop efficiency = 2mnk / t / peak: 2*4096*6144*4096 / 390 us / 989 TF = 0.534.
+  CHECK(GemmTable::flop_efficiency(table.points()[3], peak) == doctest::Approx(0.534).epsilon(0.002));
+  // Between m = 16 and m = 256 the time lies between theirs; a new (n, k) borrows the
+  // nearest measured one's efficiency: down's shape at m = 1 for an (4096, 12288) query.
+  double t64 = table.predict_time(64, 6144, 4096, "bf16", peak, hbm);
+  CHECK(t64 > 20.6e-6);
+  CHECK(t64 < 38.0e-6);
+  double roof_down = GemmTable::roofline_time(1, 4096, 14336, "bf16", peak, hbm);
+  double roof_q = GemmTable::roofline_time(1, 4096, 12288, "bf16", peak, hbm);
+  CHECK(table.predict_time(1, 4096, 12288, "bfloat16", peak, hbm) ==
+        doctest::Approx(52.1e-6 * roof_q / roof_down).epsilon(1e-12));
+  CHECK_THROWS_AS(table.predict_time(1, 4096, 4096, "fp8", peak, hbm), ValueError);
+
+  CalibrationInputs in;
+  in.files = {"calib/gemm.csv"};
+  in.gemm = table;
+  std::string yaml = calibration_yaml(in);
+  CHECK(yaml.find("  - { op: qkv, m: 1, n: 6144, k: 4096, dtype: bf16, time: 19.8us }\n") != std::string::npos);
+  CHECK(yaml.find("collectives:") == std::string::npos);
+}
+
+TEST_CASE("GEMM and HBM csv errors are located") {
+  CHECK_THROWS_WITH_AS(parse_gemm_csv("op,m,n,k,dtype,time\n", "g.csv"),
+                       "g.csv:1:16: error: expected the header 'op,m,n,k,dtype,time_us,tflops,eff_bw_GBps'", InputError);
+  CHECK_THROWS_WITH_AS(parse_gemm_csv("op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\nqkv,0,1,1,bf16,1,1,1\n", "g.csv"),
+                       "g.csv:2:5: error: expected m (an integer > 0), found '0'", InputError);
+  CHECK_THROWS_WITH_AS(parse_gemm_csv("op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\nqkv,1,1,1,bf17,1,1,1\n", "g.csv"),
+                       "g.csv:2:11: error: unknown dtype 'bf17' (known: bf16, fp16, fp8, fp8_e4m3, fp8_e5m2, fp32, tf32, "
+                       "int8)",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse_gemm_csv("op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\nqkv,1,1,1,bf16,-3,1,1\n", "g.csv"),
+                       "g.csv:2:16: error: expected time_us (a number > 0), found '-3'", InputError);
+  CHECK_THROWS_WITH_AS(
+      parse_gemm_csv("op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\nqkv,1,2,3,bf16,1,,\nqkv,1,2,3,bf16,2,,\n", "g.csv"),
+      "g.csv:3:1: error: qkv m=1 n=2 k=3 bf16 measured twice (first at line 2)", InputError);
+  CHECK_THROWS_WITH_AS(parse_gemm_csv("", "g.csv"),
+                       "g.csv:1:1: error: empty file: expected the header 'op,m,n,k,dtype,time_us,tflops,eff_bw_GBps'",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse_hbm_csv("bytes,time_us,copy_GBps\n1024,x,1\n", "h.csv"),
+                       "h.csv:2:6: error: expected time_us (a number > 0), found 'x'", InputError);
+}
+
+TEST_CASE("HBM copy bandwidth: read + write, median of the 3 largest copies") {
+  // 2 * bytes / time: 1 GiB in 500 us -> 4.295 TB/s; the small copies are launch-bound.
+  std::string csv =
+      "bytes,time_us,copy_GBps\n"
+      "1048576,5.0,209.7\n"
+      "268435456,130.0,2064.9\n"
+      "536870912,260.0,2064.9\n"
+      "1073741824,500.0,2147.5\n";
+  HbmFit hbm = parse_hbm_csv(csv, "hbm.csv");
+  CHECK(hbm.points_used == 3);
+  CHECK(hbm.points_total == 4);
+  CHECK(hbm.min_size_used_B == 268435456);
+  CHECK(hbm.bw_Bps == doctest::Approx(2 * 536870912 / 260e-6));  // the middle of the three
+  CalibrationInputs in;
+  in.files = {"hbm.csv"};
+  in.hbm = hbm;
+  CHECK(calibration_yaml(in) ==
+        "# written by tpsim fit from: hbm.csv\n"
+        "hbm_copy_bandwidth: 4.13TBps   # read + write (2 x bytes / time), median of the 3 largest copies\n");
+}
+
+TEST_CASE("calibration YAML: exact text for one collective") {
+  CollectiveFit c;
+  c.source = "dgx-h100-8gpu-nvswitch.log";
+  c.op = CollectiveOp::all_reduce;
+  c.nranks = 8;
+  c.op_source = OpSource::columns;
+  c.nranks_source = NranksSource::comment;
+  c.bus_factor = 1.75;
+  c.protocols[0] = {12.3e-6, 45.6e9, true};
+  c.protocols[1] = {20.1e-6, 300e9, true};
+  c.protocols[2] = {20.1e-6, 300e9, false, true, Protocol::LL128};
+  c.large = {1024, 24, 0.034, 0.12, 4096};
+  c.all = {0, 32, 0.05, 0.77, 32};
+  CalibrationInputs in{{"logs/dgx-h100-8gpu-nvswitch.log"}, {c}, std::nullopt, std::nullopt};
+  CHECK(calibration_yaml(in) ==
+        "# written by tpsim fit from: logs/dgx-h100-8gpu-nvswitch.log\n"
+        "collectives:\n"
+        "  - source: dgx-h100-8gpu-nvswitch.log\n"
+        "    op: all_reduce\n"
+        "    nranks: 8\n"
+        "    # op from the redop/root columns and busbw/algbw; nranks from an 'nranks' comment; bus factor 1.75\n"
+        "    protocols:\n"
+        "      LL:     { latency: 12.3us, bus_bandwidth: 45.6GBps, fitted: true }\n"
+        "      LL128:  { latency: 20.1us, bus_bandwidth: 300GBps, fitted: true }\n"
+        "      Simple: { latency: 20.1us, bus_bandwidth: 300GBps, fitted: false }  # fastest at no measured size: copy "
+        "of LL128, changes no prediction\n"
+        "    # all sizes: median 0.0500, worst 0.7700 at 32B\n"
+        "    residuals: { median: 0.0340, worst: 0.1200, worst_size: 4096B, min_size: 1024B }\n");
+  CHECK(format_significant(15.406, 4) == "15.41");
+  CHECK(format_significant(480.0, 4) == "480");
+  CHECK(format_significant(0.0015936, 4) == "0.001594");
+  CHECK(format_significant(62648, 4) == "62648");
+}

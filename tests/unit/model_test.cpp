@@ -1,0 +1,97 @@
+// The chapter's reference numbers out of the cost model (no engine): each check states the
+// formula and the numbers behind the expected value.
+#include <doctest/doctest.h>
+
+#include "config/model_card.hpp"
+#include "model/step_cost.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+struct Box {
+  Scenario scenario;
+  ModelCard model = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  PlatformDesc platform;
+  explicit Box(const std::string& platform_file, double alpha = 5e-6) : platform(load_platform_file(ROOT + "/platforms/" + platform_file)) {
+    scenario.hardware.hbm_bandwidth_Bps = 1.5e12;
+    scenario.collectives.fixed_latency_s = alpha;
+    scenario.engine.graph_launch_s = 0;
+    scenario.engine.graph_kernel_s = 0;
+  }
+  Breakdown step(int tp, long context, long tokens) {
+    Topology topo(platform, scenario.hardware, "");
+    CollectiveModel cm(topo, scenario.collectives, nullptr);
+    GpuModel gpu = gpu_model(*platform.gpus[0].spec, scenario, nullptr, 2);
+    std::vector<int> group;
+    for (int g = 0; g < tp; ++g) group.push_back(g);
+    return plan_step(step_ops(model, tp, {{context, tokens}}), gpu, cm, group).breakdown;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Llama-3.1-8B weighs 16.06 GB in bf16") {
+  ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  // 32 x (2 x 4096 x 4096 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 2 x 4096) + 2 x 128256 x 4096 + 4096 params, 2 B each
+  CHECK(m.weight_bytes() == doctest::Approx(16.06e9).epsilon(0.001));
+}
+
+TEST_CASE("decode at B=1: TP=1 ~10.0 ms, TP=2 ~5.34 ms, speedup ~1.88") {
+  Box box("2gpu_nvlink.xml");
+  // TP=1: weights read / HBM = (16.06 - 1.05 embedding table, of which only one row is read) GB / 1.5 TB/s = 10.0 ms
+  const double t1 = box.step(1, 128, 1).total();
+  CHECK(t1 == doctest::Approx((16.06e9 - 128256.0 * 4096 * 2) / 1.5e12).epsilon(0.01));
+  // TP=2: half the sharded weights (10.0 / 2 = 5.0 ms) + 65 collectives x 5 us (2L all-reduces + the logits all-gather)
+  const Breakdown b2 = box.step(2, 128, 1);
+  CHECK(b2.collectives == doctest::Approx(65 * 5e-6).epsilon(0.01));
+  CHECK(b2.total() == doctest::Approx(t1 / 2 + 65 * 5e-6).epsilon(0.01));
+  CHECK(t1 / b2.total() == doctest::Approx(1.88).epsilon(0.02));
+}
+
+TEST_CASE("prefill of 4096 tokens: 64 all-reduces of 33.6 MB cost ~8.6 ms on NVLink and ~90 ms on PCIe") {
+  // S = T d s = 4096 x 4096 x 2 = 33.55 MB; at N=2 each rank moves S x 2(N-1)/N = S.
+  const double S = 4096.0 * 4096 * 2;
+  for (auto [file, bw] : {std::pair{"2gpu_nvlink.xml", 250e9}, std::pair{"2gpu_pcie.xml", 24e9}}) {
+    Box box(file, 0.0);  // alpha 0: the bandwidth term alone
+    const Breakdown b = box.step(2, 0, 4096);
+    // 64 x S / BW: 8.59 ms at 250 GB/s, 89.5 ms at 24 GB/s (+ the logits all-gather, ~1 us)
+    CHECK(b.collectives == doctest::Approx(64 * S / bw).epsilon(0.01));
+  }
+}
+
+TEST_CASE("ring all-reduce at N=4 sends 1.5 S per rank in 6 steps; busbw = algbw x 1.5") {
+  CHECK(bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(1.5));  // 2(N-1)/N
+  CHECK(latency_steps(Algorithm::ring, CollectiveOp::all_reduce, 4) == 6);  // 2(N-1)
+  CHECK(120e9 * bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(180e9));  // 120 GB/s alg -> 180 bus
+  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(7.0 / 8));
+}
+
+TEST_CASE("crossover S* = N alpha BW = 2.5 MB at N=2, 5 us, 250 GB/s") {
+  // The ring model T = 2(N-1) alpha + 2(N-1)/N S / BW has equal terms at S* = N alpha BW.
+  const double N = 2, alpha = 5e-6, BW = 250e9, S = N * alpha * BW;
+  CHECK(S == doctest::Approx(2.5e6));
+  CHECK(2 * (N - 1) * alpha == doctest::Approx(2 * (N - 1) / N * S / BW));
+  // A decode all-reduce is B d s: 8 KiB at B=1, 512 KiB at B=64 — far below S*.
+  CHECK(1 * 4096 * 2 == 8192);
+  CHECK(64 * 4096 * 2 == 512 * 1024);
+}
+
+TEST_CASE("the 4-GPU ring over two NVLink pairs crosses the socket link twice, not four times") {
+  PlatformDesc p = load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml");
+  Topology topo(p, {}, "");
+  CollectiveModel cm(topo, {}, nullptr);
+  const auto& ring = cm.ring_order({0, 2, 1, 3});
+  int sys = 0;
+  for (int i = 0; i < 4; ++i) sys += topo.path(ring[i], ring[(i + 1) % 4]).path_class == PathClass::SYS;
+  CHECK(sys == 2);
+}
+
+TEST_CASE("a TP degree that does not divide the heads is refused; one above the KV heads replicates them") {
+  ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  CHECK_THROWS_WITH_AS(check_tp(m, 3), "TP=3 does not divide the 32 attention heads of Llama-3.1-8B", ValueError);
+  CHECK(check_tp(m, 16).kv_replicated);  // 8 KV heads, TP=16: each KV head on 2 GPUs
+  CHECK(check_tp(m, 16).kv_heads_per_rank == 1);
+}

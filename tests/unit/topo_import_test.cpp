@@ -1,0 +1,512 @@
+// `tpsim topo import`: the `nvidia-smi topo -m` reader, the PCIe placement it infers, and the
+// platform XML it writes. Every matrix in tests/data/topo/ is read; each generated platform is
+// parsed with pugixml and every GPU pair's route is checked against its code: the path class of
+// the route's link kinds (platforms/README.md) must be the class the code names
+// (NV# -> NVL, PIX -> PIX, PXB -> PXB, PHB and NODE -> PHB, SYS -> SYS).
+#include <doctest/doctest.h>
+
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "topo/topo_gpu_links.hpp"
+#include "topo/topo_matrix.hpp"
+#include "topo/topo_pcie_tree.hpp"
+#include "topo/topo_platform.hpp"
+#include "util/error.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+std::string read_text(const std::string& name) {
+  std::ifstream in(std::string(TPSIM_SOURCE_DIR "/tests/data/topo/") + name, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot open tests/data/topo/" << name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Errors name the file as given; tests pass the bare name.
+TopoMatrix load(const std::string& name) { return parse_topo_matrix(read_text(name), name); }
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_topo_matrix(text, "topo.txt");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string platform_error(const std::string& text, const std::string& gpu) {
+  try {
+    platform_xml(parse_topo_matrix(text, "topo.txt"), gpu_link_spec(gpu));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+struct Hop {
+  std::string link, direction;
+};
+
+// A generated platform, parsed back.
+struct Platform {
+  std::map<std::string, std::string> kind;     // link id -> kind
+  std::map<std::string, std::string> sharing;  // link id -> sharing_policy
+  std::map<std::string, std::string> bandwidth;
+  std::map<std::pair<std::string, std::string>, std::vector<Hop>> routes;
+  std::map<std::string, std::map<std::string, std::string>> host_props;
+
+  std::vector<std::string> kinds(const std::string& src, const std::string& dst) const {
+    std::vector<std::string> out;
+    for (const Hop& h : routes.at({src, dst})) out.push_back(kind.at(h.link));
+    return out;
+  }
+  std::set<std::string> links(const std::string& src, const std::string& dst) const {
+    std::set<std::string> out;
+    for (const Hop& h : routes.at({src, dst})) out.insert(h.link);
+    return out;
+  }
+};
+
+Platform read_platform(const std::string& xml) {
+  Platform p;
+  CHECK(xml.find("<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">") != std::string::npos);
+  pugi::xml_document doc;
+  pugi::xml_parse_result ok = doc.load_string(xml.c_str());
+  REQUIRE_MESSAGE(ok, "pugixml: " << ok.description() << " at offset " << ok.offset);
+  pugi::xml_node platform = doc.child("platform");
+  CHECK(std::string(platform.attribute("version").value()) == "4.1");
+  pugi::xml_node zone = platform.child("zone");
+  CHECK(std::string(zone.attribute("id").value()) == "box");
+  CHECK(std::string(zone.attribute("routing").value()) == "Full");
+  CHECK(!zone.next_sibling("zone"));
+  for (pugi::xml_node host : zone.children("host"))
+    for (pugi::xml_node prop : host.children("prop"))
+      p.host_props[host.attribute("id").value()][prop.attribute("id").value()] = prop.attribute("value").value();
+  for (pugi::xml_node link : zone.children("link")) {
+    std::string id = link.attribute("id").value();
+    CHECK_MESSAGE(!p.kind.count(id), "link " << id << " defined twice");
+    p.kind[id] = link.find_child_by_attribute("prop", "id", "kind").attribute("value").value();
+    p.sharing[id] = link.attribute("sharing_policy").value();
+    p.bandwidth[id] = link.attribute("bandwidth").value();
+    // platforms/README.md: which kinds are SPLITDUPLEX.
+    std::set<std::string> split{"nvlink", "nvswitch", "pcie", "nic", "fabric"};
+    CHECK_MESSAGE(p.sharing[id] == (split.count(p.kind[id]) ? "SPLITDUPLEX" : "SHARED"), "link " << id);
+  }
+  for (pugi::xml_node route : zone.children("route")) {
+    std::pair<std::string, std::string> key{route.attribute("src").value(), route.attribute("dst").value()};
+    CHECK_MESSAGE(!p.routes.count(key), "route " << key.first << " -> " << key.second << " twice");
+    CHECK_MESSAGE(!p.routes.count({key.second, key.first}), "route " << key.first << " both ways");
+    for (pugi::xml_node ctn : route.children("link_ctn")) {
+      Hop h{ctn.attribute("id").value(), ctn.attribute("direction").value()};
+      REQUIRE_MESSAGE(p.kind.count(h.link), "route uses undefined link " << h.link);
+      CHECK_MESSAGE((p.sharing[h.link] == "SPLITDUPLEX") == !h.direction.empty(), "direction of " << h.link);
+      p.routes[key].push_back(h);
+    }
+  }
+  return p;
+}
+
+// platforms/README.md: the path class of a route from the kinds of its links.
+std::string path_class(const std::vector<std::string>& kinds) {
+  auto count = [&](const char* k) { return std::count(kinds.begin(), kinds.end(), k); };
+  if (count("nic") || count("fabric")) return "NET";
+  if (count("upi")) return "SYS";
+  if (count("host_bridge")) return "PHB";
+  if (count("pcie_switch") >= 2) return "PXB";
+  if (count("pcie") || count("pcie_switch")) return "PIX";
+  return "NVL";
+}
+
+std::string class_of_code(PathCode c) {
+  switch (c) {
+    case PathCode::NV: return "NVL";
+    case PathCode::PIX: return "PIX";
+    case PathCode::PXB: return "PXB";
+    case PathCode::PHB:
+    case PathCode::NODE: return "PHB";
+    case PathCode::SYS: return "SYS";
+    case PathCode::X: break;
+  }
+  return "?";
+}
+
+// The checks every imported platform must pass; returns it for box-specific checks.
+Platform check_platform(const TopoMatrix& m, const std::string& gpu) {
+  std::string xml = platform_xml(m, gpu_link_spec(gpu));
+  CHECK(xml == platform_xml(m, gpu_link_spec(gpu)));  // deterministic
+  Platform p = read_platform(xml);
+  std::set<std::string> cpus;
+  for (const auto& [host, props] : p.host_props)
+    if (props.count("role") && props.at("role") == "cpu") cpus.insert(host);
+  CHECK(!cpus.empty());
+  for (int a = 0; a < m.gpu_count; ++a) {
+    std::string ga = "gpu" + std::to_string(a);
+    CHECK(p.host_props[ga]["gpu_model"] == gpu);
+    CHECK(p.host_props[ga]["index"] == std::to_string(a));
+    CHECK(cpus.count(p.host_props[ga]["cpu"]));
+    for (int b = a + 1; b < m.gpu_count; ++b) {
+      std::string gb = "gpu" + std::to_string(b);
+      REQUIRE_MESSAGE(p.routes.count({ga, gb}), "no route " << ga << " -> " << gb);
+      const PathEntry& e = m.path(a, b);
+      CHECK_MESSAGE(path_class(p.kinds(ga, gb)) == class_of_code(e.code), ga << "-" << gb << " is " << e.text());
+      if (e.code == PathCode::NV) CHECK(p.routes.at({ga, gb}).size() <= 2);  // the NVLink (or two switch ports) only
+    }
+    for (const auto& cpu : cpus) CHECK_MESSAGE(p.routes.count({ga, cpu}), "no route " << ga << " -> " << cpu);
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
+  GpuLinkSpec a100 = gpu_link_spec("A100-SXM4-80GB");
+  CHECK(a100.nvlink_generation == 3);
+  CHECK(a100.nvlink_bw_Bps * 12 == doctest::Approx(300e9));  // NV12 on A100: 300 GB/s per direction
+  CHECK(a100.pcie_bw_Bps == doctest::Approx(24e9));          // Gen4 x16 achievable
+  GpuLinkSpec h100 = gpu_link_spec("H100-SXM5-80GB");
+  CHECK(h100.nvlink_bw_Bps * 18 == doctest::Approx(450e9));  // NV18 on H100: 450 GB/s
+  CHECK(h100.pcie_bw_Bps == doctest::Approx(48e9));          // Gen5
+  CHECK(gpu_link_spec("B200-SXM-180GB").nvlink_bw_Bps == doctest::Approx(50e9));  // NVLink5
+  CHECK(gpu_link_spec("RTX2080Ti-11GB").pcie_bw_Bps == doctest::Approx(12e9));    // Gen3
+  CHECK(gpu_link_spec("RTX4090-24GB").nvlinks_per_gpu == 0);
+  CHECK(gpu_model_names().size() == 10);
+  for (const auto& name : gpu_model_names()) CHECK(gpu_link_spec(name).gpu_model == name);
+  CHECK_THROWS_WITH_AS(gpu_link_spec("A100-SXM4-80G"), "unknown GPU model 'A100-SXM4-80G'; did you mean 'A100-SXM4-80GB'?",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
+                       "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, H100-SXM5-80GB, "
+                       "H100-NVL-94GB, H200-SXM-141GB, L40S-48GB, RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB, "
+                       "B200-SXM-180GB",
+                       ValueError);
+}
+
+TEST_CASE("8x A100, NV12 pairs, dual socket (nccl-tests #178)") {
+  TopoMatrix m = load("8xa100-nv12-pairs-dual-socket.txt");
+  CHECK(m.gpu_count == 8);
+  CHECK(m.nic_count() == 0);
+  CHECK(m.path(0, 1).code == PathCode::NV);
+  CHECK(m.path(0, 1).nvlinks == 12);
+  CHECK(m.path(0, 1).line == 2);
+  CHECK(m.path(0, 1).col == 17);
+  CHECK(m.path(0, 2).code == PathCode::NODE);
+  CHECK(m.path(0, 4).code == PathCode::SYS);
+  CHECK(m.path(7, 6).text() == "NV12");
+  CHECK(m.cpu_affinity[0] == "0-31,64-95");
+  CHECK(m.cpu_affinity[7] == "32-63,96-127");
+  CHECK(m.numa_node == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1});
+
+  Platform p = check_platform(m, "A100-SXM4-80GB");
+  CHECK(p.bandwidth["nvlink_gpu0_gpu1"] == "300GBps");
+  CHECK(p.kinds("gpu0", "gpu1") == std::vector<std::string>{"nvlink"});
+  CHECK(p.routes.at({"gpu0", "gpu1"})[0].direction == "UP");
+  // NODE: own lanes and two host bridges; the NV12 partner's PCIe placement is not printed, so
+  // GPU0 and GPU1 get separate bridges (nothing shared is invented).
+  CHECK(p.kinds("gpu0", "gpu2") == std::vector<std::string>{"pcie", "host_bridge", "host_bridge", "pcie"});
+  CHECK(p.links("gpu0", "cpu0") != p.links("gpu1", "cpu0"));
+  // SYS: both cross-socket pairs use the one UPI link.
+  CHECK(p.kinds("gpu0", "gpu4") == std::vector<std::string>{"pcie", "host_bridge", "upi", "host_bridge", "pcie"});
+  CHECK(p.links("gpu0", "gpu4").count("upi_cpu0_cpu1"));
+  CHECK(p.links("gpu1", "gpu5").count("upi_cpu0_cpu1"));
+  CHECK(p.host_props["gpu4"]["cpu"] == "cpu1");
+  CHECK(p.kinds("gpu0", "cpu1") == std::vector<std::string>{"pcie", "host_bridge", "upi"});
+}
+
+TEST_CASE("8x B200, NV18 NVSwitch, 8 NICs, no NIC rows (GKE A4)") {
+  TopoMatrix m = load("8xb200-nv18-8nic-gke-a4.txt");
+  CHECK(m.gpu_count == 8);
+  CHECK(m.nic_names() == std::vector<std::string>{"NIC0", "NIC1", "NIC2", "NIC3", "NIC4", "NIC5", "NIC6", "NIC7"});
+  CHECK(m.path(0, 8).code == PathCode::PIX);     // GPU0-NIC0
+  CHECK(m.path(0, 10).code == PathCode::NODE);   // GPU0-NIC2
+  CHECK(m.path(0, 12).code == PathCode::SYS);    // GPU0-NIC4
+  CHECK(!m.path(8, 9).given);                    // NIC0-NIC1: no NIC rows
+  CHECK(m.numa_node[4] == 1);
+  CHECK(m.gpu_numa_id[0] == -1);
+
+  // GPU0 and GPU1 are NV18, but both PIX to NIC0: so they share NIC0's switch.
+  PcieTree tree = infer_pcie_tree(m);
+  CHECK(tree.level[0][1] == PathCode::PIX);
+  CHECK(tree.level[0][2] == PathCode::NODE);
+  CHECK(tree.leaf_switch[0] == tree.leaf_switch[1]);
+  CHECK(tree.leaf_switch[0] == tree.leaf_switch[8]);
+  CHECK(tree.leaf_switch[0] != tree.leaf_switch[2]);
+  CHECK(tree.host_bridge[0] != tree.host_bridge[2]);
+  CHECK(tree.numa[12] == 1);  // NIC4 sits with GPU4..7
+
+  // 7 x NV18 is more than a B200's 18 links: an NVSwitch fabric, one 18 x 50 GB/s port per GPU.
+  Platform p = check_platform(m, "B200-SXM-180GB");
+  CHECK(p.kinds("gpu0", "gpu5") == std::vector<std::string>{"nvswitch", "nvswitch"});
+  CHECK(p.bandwidth["nvswitch_gpu0"] == "900GBps");
+  CHECK(!p.kind.count("nvlink_gpu0_gpu1"));
+  auto shared = [&](const char* a, const char* b) {
+    std::set<std::string> common;
+    for (const auto& l : p.links(a, "cpu0"))
+      if (p.links(b, "cpu0").count(l)) common.insert(l);
+    return common;
+  };
+  CHECK(shared("gpu0", "gpu1").count("pcie_switch0"));  // same switch on the way to the host
+  CHECK(!shared("gpu0", "gpu2").count("pcie_switch0"));
+  CHECK(p.kind["nic0"] == "nic");
+}
+
+TEST_CASE("8x H100 with only the GPU0 row is a located error naming the missing rows") {
+  CHECK_THROWS_WITH_AS(load("8xh100-nv18-13nic-first-row-only.txt"),
+                       "8xh100-nv18-13nic-first-row-only.txt:3:1: error: the matrix has no row for GPU1, GPU2, GPU3, "
+                       "GPU4, GPU5, GPU6, GPU7 (the header names 8 GPUs; rows are given for GPU0); tpsim does not "
+                       "guess the missing paths and NUMA nodes: paste the whole `nvidia-smi topo -m` output",
+                       InputError);
+}
+
+TEST_CASE("2x RTX 2080 Ti behind one switch (PIX), no P2P") {
+  TopoMatrix m = load("2xrtx2080ti-pix-no-p2p.txt");
+  CHECK(m.path(0, 1).code == PathCode::PIX);
+  CHECK(m.numa_node == std::vector<int>{1, 1});
+  Platform p = check_platform(m, "RTX2080Ti-11GB");
+  CHECK(p.kinds("gpu0", "gpu1") == std::vector<std::string>{"pcie", "pcie_switch", "pcie"});
+  CHECK(p.routes.at({"gpu0", "gpu1"}).front().direction == "UP");
+  CHECK(p.routes.at({"gpu0", "gpu1"}).back().direction == "DOWN");
+  CHECK(p.host_props["gpu0"]["p2p"] == "no");
+  CHECK(p.host_props.count("cpu1"));  // named after the NUMA node the matrix gives
+  CHECK(!p.host_props.count("cpu0"));
+  CHECK(p.bandwidth["pcie_gpu0"] == "12GBps");
+}
+
+TEST_CASE("2x RTX 5090 on CPU lanes (PHB)") {
+  TopoMatrix m = load("2xrtx5090-phb-threadripper.txt");
+  Platform p = check_platform(m, "RTX5090-32GB");
+  CHECK(p.kinds("gpu0", "gpu1") == std::vector<std::string>{"pcie", "host_bridge", "pcie"});
+  CHECK(p.bandwidth["pcie_gpu1"] == "48GBps");
+}
+
+TEST_CASE("design exercise: 4 GPUs, NV12 0-1 and 2-3, SYS between the pairs") {
+  TopoMatrix m = load("4gpu-nv12-pairs-sys-design-exercise.txt");
+  CHECK(m.path(0, 1).text() == "NV12");
+  CHECK(m.path(2, 3).text() == "NV12");
+  CHECK(m.path(1, 2).code == PathCode::SYS);
+  Platform p = check_platform(m, "A100-SXM4-80GB");
+  CHECK(p.kinds("gpu2", "gpu3") == std::vector<std::string>{"nvlink"});
+  CHECK(p.links("gpu0", "gpu2").count("upi_cpu0_cpu1"));
+  CHECK(p.links("gpu1", "gpu3").count("upi_cpu0_cpu1"));
+  CHECK(p.routes.at({"cpu0", "cpu1"}).size() == 1);
+}
+
+TEST_CASE("every matrix in tests/data/topo is read") {
+  const std::map<std::string, std::string> gpu_of = {
+      {"2xrtx2080ti-pix-no-p2p.txt", "RTX2080Ti-11GB"},
+      {"2xrtx5090-phb-threadripper.txt", "RTX5090-32GB"},
+      {"4gpu-nv12-pairs-sys-design-exercise.txt", "A100-SXM4-80GB"},
+      {"8xa100-nv12-pairs-dual-socket.txt", "A100-SXM4-80GB"},
+      {"8xb200-nv18-8nic-gke-a4.txt", "B200-SXM-180GB"},
+  };
+  for (const auto& [file, gpu] : gpu_of) {
+    CAPTURE(file);
+    check_platform(load(file), gpu);
+  }
+  CHECK_THROWS_AS(load("8xh100-nv18-13nic-first-row-only.txt"), InputError);
+}
+
+TEST_CASE("terminal escapes, NIC rows and the NIC Legend") {
+  // As a current driver prints it on a terminal (from a published capture).
+  const std::string text =
+      "\t\x1b[4mGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+      "GPU0\t X \tNV12\tPXB\tPXB\t0-63\t0\t\tN/A\n"
+      "GPU1\tNV12\t X \tSYS\tSYS\t64-127\t1\t\tN/A\n"
+      "NIC0\tPXB\tSYS\t X \tPXB\t\t\t\t\n"
+      "NIC1\tPXB\tSYS\tPXB\t X \t\t\t\t\n"
+      "\n"
+      "Legend:\n"
+      "\n"
+      "  X    = Self\n"
+      "  NV#  = Connection traversing a bonded set of # NVLinks\n"
+      "\n"
+      "NIC Legend:\n"
+      "\n"
+      "  NIC0: mlx5_0\n"
+      "  NIC1: mlx5_1\n";
+  TopoMatrix m = parse_topo_matrix(text, "topo.txt");
+  CHECK(m.gpu_count == 2);
+  CHECK(m.devices[0].col == 6);  // the escape is blanked in place
+  CHECK(m.devices[2].nic_device == "mlx5_0");
+  CHECK(m.devices[3].nic_device == "mlx5_1");
+  CHECK(m.path(2, 3).given);
+  PcieTree tree = infer_pcie_tree(m);
+  CHECK(tree.upstream_switch[0] >= 0);  // GPU0, NIC0, NIC1: PXB = leaves under one upstream switch
+  CHECK(tree.upstream_switch[0] == tree.upstream_switch[2]);
+  CHECK(tree.leaf_switch[0] != tree.leaf_switch[2]);
+  Platform p = check_platform(m, "H100-NVL-94GB");
+  CHECK(p.bandwidth["nvlink_gpu0_gpu1"] == "300GBps");
+  CHECK(p.host_props["gpu1"]["cpu"] == "cpu1");
+}
+
+TEST_CASE("PXB and PIX on one socket, spaces and CRLF") {
+  const std::string text =
+      "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity\r\n"
+      "GPU0     X      PIX     PXB     PXB     0-15            0\r\n"
+      "GPU1    PIX      X      PXB     PXB     0-15            0\r\n"
+      "GPU2    PXB     PXB      X      PIX     0-15            0\r\n"
+      "GPU3    PXB     PXB     PIX      X      0-15            0\r\n";
+  TopoMatrix m = parse_topo_matrix(text, "topo.txt");
+  Platform p = check_platform(m, "L40S-48GB");
+  CHECK(p.kinds("gpu0", "gpu1") == std::vector<std::string>{"pcie", "pcie_switch", "pcie"});
+  CHECK(p.kinds("gpu0", "gpu2") ==
+        std::vector<std::string>{"pcie", "pcie_switch", "pcie_switch", "pcie_switch", "pcie"});
+  // Pairs (0,2) and (1,3) cross the same upstream switch.
+  std::set<std::string> a = p.links("gpu0", "gpu2"), b = p.links("gpu1", "gpu3");
+  int common_switches = 0;
+  for (const auto& l : a) common_switches += b.count(l) && p.kind[l] == "pcie_switch";
+  CHECK(common_switches == 3);  // leaf(0,1), upstream, leaf(2,3)
+  CHECK(p.kinds("gpu0", "cpu0") == std::vector<std::string>{"pcie", "pcie_switch", "pcie_switch", "host_bridge"});
+}
+
+TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
+  TopoMatrix one = parse_topo_matrix("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+                                     "GPU0\t X \tNV4\t0-31\tN/A\n"
+                                     "GPU1\tNV4\t X \t0-31\tN/A\n",
+                                     "topo.txt");
+  CHECK(infer_pcie_tree(one).numa_nodes == std::vector<int>{0});
+  check_platform(one, "A100-SXM4-40GB");
+
+  TopoMatrix two = parse_topo_matrix("\tGPU0\tGPU1\tGPU2\tCPU Affinity\n"
+                                     "GPU0\t X \tNODE\tSYS\t0-31\n"
+                                     "GPU1\tNODE\t X \tSYS\t0-31\n"
+                                     "GPU2\tSYS\tSYS\t X \t32-63\n",
+                                     "topo.txt");
+  PcieTree tree = infer_pcie_tree(two);
+  CHECK(tree.numa_inferred);
+  CHECK(tree.numa == std::vector<int>{0, 0, 1});
+  check_platform(two, "L40S-48GB");
+
+  CHECK(parse_error("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+                    "GPU0\t X \tNV12\tSYS\tSYS\t0-31\tN/A\n"
+                    "GPU1\tNV12\t X \tSYS\tSYS\t0-31\tN/A\n"
+                    "GPU2\tSYS\tSYS\t X \tNV12\t32-63\tN/A\n"
+                    "GPU3\tSYS\tSYS\tNV12\t X \t32-63\tN/A\n") ==
+        "topo.txt:2:10: error: cannot tell whether GPU0 and GPU1 share a NUMA node: nvidia-smi prints NV12 for them, "
+        "not a PCIe path, the other entries leave it open, and the NUMA Affinity column is N/A");
+}
+
+TEST_CASE("malformed matrices are located errors with exact text") {
+  const std::string header = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n";
+  SUBCASE("empty file") {
+    CHECK(parse_error("") == "topo.txt:1:1: error: empty topology file; expected the output of `nvidia-smi topo -m`");
+    CHECK(parse_error("\n  \n") ==
+          "topo.txt:1:1: error: empty topology file; expected the output of `nvidia-smi topo -m`");
+  }
+  SUBCASE("unknown code") {
+    CHECK(parse_error(header + "GPU0\t X \tNVX\t0-31\t0\nGPU1\tNVX\t X \t0-31\t0\n") ==
+          "topo.txt:2:10: error: unknown path code 'NVX'; expected X, NV<n>, PIX, PXB, PHB, NODE or SYS");
+    CHECK(parse_error(header + "GPU0\t X \tOK\t0-31\t0\n") ==
+          "topo.txt:2:10: error: unknown path code 'OK'; expected X, NV<n>, PIX, PXB, PHB, NODE or SYS (this looks "
+          "like `nvidia-smi topo -p2p` output; tpsim reads `nvidia-smi topo -m`)");
+  }
+  SUBCASE("ragged row") {
+    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t0-31\t0\n") ==
+          "topo.txt:3:16: error: row GPU1 has 3 entries but the header has 4 columns (2 devices, CPU Affinity, "
+          "NUMA Affinity)");
+    CHECK(parse_error(header + "GPU0\t X \tPIX\tPIX\t0-31\t0\n") ==
+          "topo.txt:2:23: error: row GPU0 has 5 entries but the header has 4 columns (2 devices, CPU Affinity, "
+          "NUMA Affinity)");
+  }
+  SUBCASE("missing column") {
+    CHECK(parse_error("\tGPU0\tGPU2\tCPU Affinity\n") ==
+          "topo.txt:1:7: error: expected GPU1 here, found GPU2: nvidia-smi numbers GPU columns from 0 without gaps");
+    CHECK(parse_error("\tGPU0\tCPU Affinity\nGPU0\t X \t0-31\nGPU1\tPIX\t0-31\n") ==
+          "topo.txt:3:1: error: row GPU1 has no column in the header (the header names GPU0)");
+    CHECK(parse_error("\tGPU0\tGPU1\tAffinity\n") ==
+          "topo.txt:1:12: error: unknown column 'Affinity' in the header; expected GPU<n>, NIC<n> or an RDMA device "
+          "such as mlx5_0, then 'CPU Affinity'");
+    CHECK(parse_error("\tGPU0\tGPU1\tCPU\tNUMA Affinity\n") ==
+          "topo.txt:1:12: error: unexpected 'CPU' in the header; after the device columns come 'CPU Affinity', "
+          "'NUMA Affinity' and 'GPU NUMA ID'");
+  }
+  SUBCASE("header missing") {
+    CHECK(parse_error("GPU0\t X \tPIX\nGPU1\tPIX\t X \n") ==
+          "topo.txt:1:7: error: found the path code 'X' where the header row should be; the matrix starts with the "
+          "line that names the columns (GPU0 GPU1 ... CPU Affinity)");
+    CHECK(parse_error("$ nvidia-smi topo -m\n") ==
+          "topo.txt:1:1: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found "
+          "'$'");
+  }
+  SUBCASE("diagonal, symmetry, NV to a NIC") {
+    CHECK(parse_error(header + "GPU0\tPIX\tPIX\t0-31\t0\n") == "topo.txt:2:6: error: GPU0's own column must be X, found PIX");
+    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPXB\t X \t0-31\t0\n") ==
+          "topo.txt:3:6: error: GPU1 says PXB to GPU0, but GPU0 says PIX to GPU1 (line 2); the matrix must be "
+          "symmetric");
+    CHECK(parse_error("\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tNV2\t0-31\n") ==
+          "topo.txt:2:10: error: NV2 between GPU0 and NIC0; NVLink joins GPUs only");
+  }
+  SUBCASE("duplicate and stray rows") {
+    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU0\t X \tPIX\t0-31\t0\n") ==
+          "topo.txt:3:1: error: second row for GPU0 (the first is on line 2)");
+    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\n\nGPU1\tPIX\t X \t0-31\t0\n") ==
+          "topo.txt:4:1: error: unexpected 'GPU1' after the end of the matrix (line 2); rows follow the header "
+          "without blank lines, and only the Legend may come after them");
+  }
+  SUBCASE("affinity cells") {
+    CHECK(parse_error(header + "GPU0\t X \tPIX\tPIX\t0\nGPU1\tPIX\t X \t0-31\t0\n") ==
+          "topo.txt:2:14: error: CPU Affinity of GPU0 is 'PIX'; expected a CPU list such as 0-31,64-95 or N/A");
+    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\tzero\n") ==
+          "topo.txt:2:19: error: NUMA Affinity of GPU0 is 'zero'; expected a NUMA node number or N/A");
+    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\tN/A\n") ==
+          "topo.txt:3:19: error: NUMA Affinity of GPU1 is N/A while other GPUs give a NUMA node; tpsim cannot tell "
+          "which CPU socket GPU1 hangs off");
+  }
+  SUBCASE("legend") {
+    const std::string matrix = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tPIX\t0-31\n\n";
+    CHECK(parse_error(matrix + "Legend:\n\n  X    = Self\n  oops\n") ==
+          "topo.txt:7:3: error: unexpected 'oops' in the Legend; expected lines such as 'PIX  = ...' or the NIC Legend");
+    CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC1: mlx5_1\n") ==
+          "topo.txt:6:3: error: the NIC Legend names NIC1, which is not a column of the matrix");
+    CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC0 mlx5_1\n") ==
+          "topo.txt:6:3: error: unexpected 'NIC0' in the NIC Legend; expected lines such as 'NIC0: mlx5_0'");
+  }
+  SUBCASE("codes that contradict each other or the NUMA nodes") {
+    CHECK(parse_error(header + "GPU0\t X \tSYS\t0-31\t0\nGPU1\tSYS\t X \t0-31\t0\n") ==
+          "topo.txt:2:10: error: GPU0 and GPU1 are both on NUMA node 0, but the path between them is SYS, which "
+          "crosses NUMA nodes");
+    CHECK(parse_error(header + "GPU0\t X \tNODE\t0-31\t0\nGPU1\tNODE\t X \t32-63\t1\n") ==
+          "topo.txt:2:10: error: GPU0 is on NUMA node 0 and GPU1 on NUMA node 1, but the path between them is NODE; "
+          "only SYS crosses NUMA nodes");
+    // GPU0-GPU1 PIX and GPU1-NIC0 PIX put GPU0 and NIC0 on one switch, not PHB apart.
+    CHECK(parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\n"
+                      "GPU0\t X \tPIX\tPHB\t0-31\n"
+                      "GPU1\tPIX\t X \tPIX\t0-31\n") ==
+          "topo.txt:2:14: error: PHB between GPU0 and NIC0 contradicts the rest of the matrix: through GPU1 they are "
+          "at most PIX apart (GPU0-GPU1 PIX, GPU1-NIC0 PIX)");
+    // A NIC cannot be NODE to GPUs on two NUMA nodes.
+    CHECK(parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+                      "GPU0\t X \tNV4\tNODE\t0-31\t0\n"
+                      "GPU1\tNV4\t X \tNODE\t32-63\t1\n") ==
+          "topo.txt:1:12: error: NIC0 is at most NODE from NUMA node 0 and at most NODE from NUMA node 1, but NUMA "
+          "nodes are SYS apart");
+  }
+}
+
+TEST_CASE("the GPU model must fit the NV# entries") {
+  const std::string pair = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0-31\nGPU1\tNV18\t X \t0-31\n";
+  CHECK(platform_error(pair, "RTX4090-24GB") ==
+        "topo.txt:2:10: error: the matrix says NV18 between GPU0 and GPU1, but RTX4090-24GB has no NVLink; is the "
+        "GPU model right?");
+  CHECK(platform_error(pair, "A100-SXM4-80GB") ==
+        "topo.txt:2:10: error: NV18 between GPU0 and GPU1 needs 18 NVLinks, but A100-SXM4-80GB has 12 per GPU; is "
+        "the GPU model right?");
+  CHECK(platform_error(pair, "H100-SXM5-80GB") == "no error");
+  // More NV12 than an A100 has: an NVSwitch fabric, which must be all-to-all.
+  CHECK(platform_error("\tGPU0\tGPU1\tGPU2\tCPU Affinity\n"
+                       "GPU0\t X \tNV12\tNV12\t0-31\n"
+                       "GPU1\tNV12\t X \tPHB\t0-31\n"
+                       "GPU2\tNV12\tPHB\t X \t0-31\n",
+                       "A100-SXM4-80GB") ==
+        "topo.txt:3:15: error: GPU0's NV entries add up to 24 NVLinks, more than the 12 of one A100-SXM4-80GB, so they "
+        "describe an NVSwitch fabric, on which every pair of its GPUs is NV12; but GPU1-GPU2 is PHB");
+}
