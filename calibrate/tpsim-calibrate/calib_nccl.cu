@@ -17,7 +17,7 @@
 #include "tpsim-calibrate/calib_measure.hpp"
 #include "tpsim-calibrate/calib_stats.hpp"
 #include "tpsim-calibrate/cuda_check.hpp"
-#include "tpsim-calibrate/nccl_log.hpp"
+#include "tpsim-calibrate/calib_nccl_log.hpp"
 
 namespace tpsim::calib {
 namespace {
@@ -77,7 +77,7 @@ public:
     }
   }
 
-  // One collective on every rank; bytes is the whole buffer (see nccl_log.hpp).
+  // One collective on every rank; bytes is the whole buffer (see calib_nccl_log.hpp).
   void launch(Collective c, uint64_t bytes, bool in_place) {
     const size_t n = devs_.size();
     const size_t total = bytes / 4, per_rank = total / n;

@@ -17,7 +17,7 @@
 #include "tpsim-calibrate/calib_measure.hpp"
 #include "tpsim-calibrate/calib_run.hpp"
 #include "tpsim-calibrate/cuda_check.hpp"
-#include "tpsim-calibrate/nccl_log.hpp"
+#include "tpsim-calibrate/calib_nccl_log.hpp"
 
 extern char** environ;
 

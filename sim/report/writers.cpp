@@ -73,6 +73,17 @@ json config_json(const ConfigResult& c) {
   return j;
 }
 
+// Nine significant digits: far finer than the model's accuracy, and coarse enough that runs of
+// the same configuration at different simulated start times (one engine per process) print the
+// same bytes despite floating-point noise in the last bits.
+void round_numbers(json& j) {
+  if (j.is_number_float()) {
+    j = std::stod(fmt::format("{:.9g}", j.get<double>()));
+  } else if (j.is_structured()) {
+    for (auto& child : j) round_numbers(child);
+  }
+}
+
 json configs_json(const std::vector<ConfigResult>& v) {
   json a = json::array();
   for (const auto& c : v) a.push_back(config_json(c));
@@ -123,6 +134,7 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
     for (const auto& x : r.crossovers) xs.push_back({{"value", x.value}, {"from", x.from}, {"to", x.to}});
     j["sweep"] = {{"parameter", *r.sweep_parameter}, {"unit", r.sweep_unit}, {"points", pts}, {"crossovers", xs}};
   }
+  round_numbers(j);
   return j.dump(2) + "\n";
 }
 

@@ -1,5 +1,5 @@
 // The GPU table for platform import. Peak rates are dense (no sparsity) bf16 tensor-core rates
-// with FP32 accumulate from NVIDIA's datasheets and architecture whitepapers.
+// from NVIDIA's datasheets, the same values as sim/config/gpu_catalog.cpp (keep them in step).
 #include "topo/topo_gpu_links.hpp"
 
 #include <fmt/format.h>
@@ -32,8 +32,8 @@ constexpr std::array<GpuRow, 10> GPU_TABLE{{
     {"H100-NVL-94GB", 4, 18, 5, 835, true},  // 1,671 TFLOPS with sparsity
     {"H200-SXM-141GB", 4, 18, 5, 989, true},
     {"L40S-48GB", 0, 0, 4, 362, true},
-    {"RTX4090-24GB", 0, 0, 4, 165.2, false},
-    {"RTX2080Ti-11GB", 2, 2, 3, 53.8, false},  // Turing has no bf16: fp16 tensor rate
+    {"RTX4090-24GB", 0, 0, 4, 165, false},
+    {"RTX2080Ti-11GB", 2, 2, 3, 107, false},  // Turing has no bf16: fp16 tensor rate (fp16 accumulate)
     {"RTX5090-32GB", 0, 0, 5, 209.5, false},
     {"B200-SXM-180GB", 5, 18, 5, 2250, true},
 }};

@@ -14,7 +14,7 @@
 #include "tpsim-calibrate/calib_options.hpp"
 #include "tpsim-calibrate/calib_stats.hpp"
 #include "tpsim-calibrate/calib_topo.hpp"
-#include "tpsim-calibrate/nccl_log.hpp"
+#include "tpsim-calibrate/calib_nccl_log.hpp"
 
 using namespace tpsim::calib;
 

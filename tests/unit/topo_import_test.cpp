@@ -308,9 +308,10 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xa100-nv12-pairs-dual-socket.txt", "A100-SXM4-80GB"},
       {"8xb200-nv18-8nic-gke-a4.txt", "B200-SXM-180GB"},
   };
-  for (const auto& [file, gpu] : gpu_of) {
+  for (const auto& entry : gpu_of) {
+    const std::string& file = entry.first;
     CAPTURE(file);
-    check_platform(load(file), gpu);
+    check_platform(load(file), entry.second);
   }
   CHECK_THROWS_AS(load("8xh100-nv18-13nic-first-row-only.txt"), InputError);
 }
@@ -346,6 +347,18 @@ TEST_CASE("terminal escapes, NIC rows and the NIC Legend") {
   Platform p = check_platform(m, "H100-NVL-94GB");
   CHECK(p.bandwidth["nvlink_gpu0_gpu1"] == "300GBps");
   CHECK(p.host_props["gpu1"]["cpu"] == "cpu1");
+}
+
+TEST_CASE("a NIC that is SYS from every GPU has no known NUMA node and no attachment") {
+  TopoMatrix m = parse_topo_matrix("\tGPU0\tGPU1\tmlx5_0\tCPU Affinity\tNUMA Affinity\n"
+                                   "GPU0\t X \tPIX\tSYS\t0-7\t0\n"
+                                   "GPU1\tPIX\t X \tSYS\t0-7\t0\n",
+                                   "topo.txt");
+  CHECK(m.devices[2].nic_device == "mlx5_0");
+  CHECK(infer_pcie_tree(m).numa[2] == -1);
+  std::string xml = platform_xml(m, gpu_link_spec("L40S-48GB"));
+  CHECK(xml.find("<prop id=\"numa_node\" value=\"unknown\"/>") != std::string::npos);
+  check_platform(m, "L40S-48GB");
 }
 
 TEST_CASE("PXB and PIX on one socket, spaces and CRLF") {

@@ -1,4 +1,4 @@
-#include "tpsim-calibrate/nccl_log.hpp"
+#include "tpsim-calibrate/calib_nccl_log.hpp"
 
 #include <cstdio>
 #include <sstream>

@@ -1,0 +1,110 @@
+// `tpsim topo import topo.txt --gpu A100-SXM4-80GB -o platforms/mybox.xml`: nvidia-smi topo -m
+// to a SimGrid platform. `tpsim topo show P.xml`: GPUs, links, the path class of every pair,
+// and the chapter's decision procedure for this box.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cmd_common.hpp"
+#include "config/platform_file.hpp"
+#include "model/topology.hpp"
+#include "report/writers.hpp"
+#include "topo/topo_gpu_links.hpp"
+#include "topo/topo_matrix.hpp"
+#include "topo/topo_platform.hpp"
+#include "util/error.hpp"
+#include "util/units.hpp"
+
+namespace tpsim {
+namespace {
+
+int parse_or_exit(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e) + 1;
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 3;
+  }
+  return 0;
+}
+
+std::string show(const PlatformDesc& p) {
+  Topology topo(p, {}, "");
+  std::string out = fmt::format("{}: {} GPUs, {} links, NCCL P2P level {}\n\nGPUs:\n", p.file, p.gpus.size(), p.links.size(), p.p2p_level);
+  for (const auto& g : p.gpus)
+    out += fmt::format("  GPU{} ({}) {}, node {}, socket {}{}\n", g.index, g.host, g.model, g.node, g.cpu.empty() ? "-" : g.cpu,
+                       g.p2p ? "" : ", P2P not supported");
+  out += "\nlinks (bandwidth per direction for SPLITDUPLEX, shared by both directions otherwise):\n";
+  for (const auto& l : p.links)
+    out += fmt::format("  {:<24} {:<12} {:>10} {:>9} {}\n", l.id, link_kind_name(l.kind), format_bandwidth(l.bandwidth_Bps),
+                       format_time(l.latency_s), l.split_duplex ? "SPLITDUPLEX" : "SHARED");
+  out += "\npath class of every pair (NVL > PIX > PXB > PHB > SYS > NET; 'staged' = through host memory):\n       ";
+  for (const auto& g : p.gpus) out += fmt::format("{:>12}", "GPU" + std::to_string(g.index));
+  out += "\n";
+  std::vector<std::string> never, nvlink_pairs;
+  for (const auto& a : p.gpus) {
+    out += fmt::format("  GPU{:<3}", a.index);
+    for (const auto& b : p.gpus) {
+      if (a.index == b.index) {
+        out += fmt::format("{:>12}", "X");
+        continue;
+      }
+      try {
+        const GpuPath& path = topo.path(a.index, b.index);
+        out += fmt::format("{:>12}", std::string(path_class_name(path.path_class)) + (path.staged ? "/staged" : ""));
+        if (a.index < b.index) {
+          if (path.path_class == PathClass::NVL) nvlink_pairs.push_back(fmt::format("({},{})", a.index, b.index));
+          if (path.path_class >= PathClass::PHB && path.path_class != PathClass::NET)
+            never.push_back(fmt::format("({},{}) {}", a.index, b.index, path_class_name(path.path_class)));
+        }
+      } catch (const ValueError&) {
+        out += fmt::format("{:>12}", "none");
+      }
+    }
+    out += "\n";
+  }
+  out += "\ndecision procedure (chapter 1.4, figure 1.4.6):\n";
+  out += fmt::format("  NVLink pairs, where TP=2 is viable for latency: {}\n", nvlink_pairs.empty() ? "none" : fmt::format("{}", fmt::join(nvlink_pairs, " ")));
+  out += fmt::format("  pairs that must never form a TP group (host bridge or socket link): {}\n", never.empty() ? "none" : fmt::format("{}", fmt::join(never, ", ")));
+  out += "  then: does the model fit on one GPU? yes -> TP is optional, measure TP=1 replicas against TP on NVLink; no -> use the smallest TP that fits\n";
+  return out;
+}
+
+}  // namespace
+
+int topo_command(int argc, char** argv) {
+  CLI::App app{"Topology: import `nvidia-smi topo -m` into a SimGrid platform, or show a platform"};
+  app.require_subcommand(1);
+  auto* import = app.add_subcommand("import", "nvidia-smi topo -m text -> SimGrid platform XML");
+  std::string input, gpu, output, platform;
+  import->add_option("matrix", input, "the output of nvidia-smi topo -m")->required();
+  import->add_option("--gpu", gpu, "GPU model (e.g. A100-SXM4-80GB)")->required();
+  import->add_option("-o,--output", output, "platform XML to write")->required();
+  auto* show_cmd = app.add_subcommand("show", "GPUs, links, path class of every pair, shared links");
+  show_cmd->add_option("platform", platform, "SimGrid platform XML")->required();
+  if (int rc = parse_or_exit(app, argc, argv)) return rc == 3 ? 2 : rc - 1;
+  if (*import) {
+    std::ifstream in(input, std::ios::binary);
+    if (!in) throw InputError({input}, "cannot open topology file");
+    std::stringstream text;
+    text << in.rdbuf();
+    const TopoMatrix m = parse_topo_matrix(text.str(), input);
+    GpuLinkSpec spec;
+    try {
+      spec = gpu_link_spec(gpu);
+    } catch (const ValueError& e) {
+      throw InputError({}, std::string("--gpu: ") + e.what());
+    }
+    write_file_atomically(output, platform_xml(m, spec));
+    std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);
+    return 0;
+  }
+  std::cout << show(load_platform_file(platform));
+  return 0;
+}
+
+}  // namespace tpsim

@@ -1,0 +1,61 @@
+// Engine tests: each test case runs in its own process (one SimGrid Engine per process).
+#include <doctest/doctest.h>
+
+#include "config/scenario.hpp"
+#include "engine/scenario_runner.hpp"
+#include "report/writers.hpp"
+
+using namespace tpsim;
+
+namespace {
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+const ConfigResult& config(const ScenarioResult& r, const std::string& name) {
+  for (const auto& c : r.configs)
+    if (c.name == name) return c;
+  FAIL("no config " << name);
+  return r.configs.front();
+}
+}  // namespace
+
+TEST_CASE("closed form and SimGrid flows give the same times where no link is shared") {
+  const Scenario s = load_scenario(ROOT + "/scenarios/4gpu_nv12_sys.yaml");
+  RunOptions closed, flows;
+  flows.force_flows = true;
+  const ScenarioResult a = run_scenario(s, closed), b = run_scenario(s, flows);
+  // Replicas on their own NVLink pairs, TP=4 alone and TP=1 share nothing with another replica.
+  for (const char* name : {"2xTP=2 NVLink pairs", "TP=4", "4xTP=1"}) {
+    CAPTURE(name);
+    if (std::string(name) != "4xTP=1") CHECK(config(b, name).flow_collectives > 0);
+    CHECK(config(a, name).ttft_s.p50 == doctest::Approx(config(b, name).ttft_s.p50).epsilon(1e-9));
+    CHECK(config(a, name).e2e_s.p50 == doctest::Approx(config(b, name).e2e_s.p50).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("two replicas sharing switch uplinks are slower in prefill than the same replicas placed apart") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/shared_uplinks.yaml"), {});
+  const double apart = config(r, "apart").ttft_s.p50, shared = config(r, "shared").ttft_s.p50, alone = config(r, "alone").ttft_s.p50;
+  CHECK(config(r, "shared").shared_links);
+  // Apart, each replica runs as if alone; sharing, each uplink direction carries two flows and the
+  // prefill all-reduces' bandwidth part takes twice as long.
+  CHECK(apart == doctest::Approx(alone).epsilon(1e-9));
+  const double collectives = config(r, "alone").prefill.collectives;
+  CHECK(shared > apart * 1.1);
+  CHECK(shared - apart == doctest::Approx(collectives).epsilon(0.1));
+}
+
+TEST_CASE("same scenario twice gives byte-identical JSON") {
+  const Scenario s = load_scenario(ROOT + "/scenarios/4gpu_nv12_sys.yaml");
+  CHECK(render_json(run_scenario(s, {}), "test") == render_json(run_scenario(s, {}), "test"));
+}
+
+TEST_CASE("light load: TTFT and TPOT equal the single-request step times") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/light_load.yaml"), {});
+  const ConfigResult& c = r.configs[0];
+  CHECK(c.requests_completed == 5);
+  // Alone, TTFT is one prefill of 2048 tokens (the reference prefill); TPOT is a decode step at
+  // batch 1, whose context grows from 2048 to 2111 tokens (attention grows by a hair).
+  CHECK(c.ttft_s.p50 == doctest::Approx(c.prefill.total()).epsilon(1e-9));
+  CHECK(c.tpot_s.p50 == doctest::Approx(c.decode_step.total()).epsilon(0.01));
+  CHECK(c.queue_s.p99 == doctest::Approx(0.0));
+}
