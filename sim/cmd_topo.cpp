@@ -3,6 +3,7 @@
 // and the chapter's decision procedure for this box.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>

@@ -54,9 +54,19 @@ void explain(ScenarioResult& r) {
     if (c.prefill_collective && (c.prefill_collective->worst_class >= PathClass::PHB || c.prefill_collective->staged))
       others += fmt::format(", paying {:.1f} ms of prefill all-reduce over the {} path", c.prefill.collectives * 1e3,
                             path_class_name(c.prefill_collective->worst_class));
+    if (c.shared_links && c.ttft_s.p50 > 1.05 * c.prefill.total() && c.queue_s.p50 == 0)
+      others += fmt::format(" (its replicas share links: TTFT p50 {:.1f} ms against {:.1f} ms for one replica alone)", c.ttft_s.p50 * 1e3,
+                            c.prefill.total() * 1e3);
+    if (c.saturated) others += " (saturated: it completes fewer requests per second than arrive)";
   }
   r.reason = fmt::format("{} has the best {} ({}){}{}", win->name, r.objective, objective_metric(*win, r.objective),
                          others.empty() ? "" : " vs ", others);
+  const ConfigResult* per_gpu = win;
+  for (const auto& c : r.configs)
+    if (c.memory.fits && c.throughput_tok_s_per_gpu > per_gpu->throughput_tok_s_per_gpu) per_gpu = &c;
+  if (per_gpu != win && r.objective != "throughput")
+    r.reason += fmt::format(". On output tokens per second per GPU, {} leads ({:.1f} vs {:.1f})", per_gpu->name,
+                            per_gpu->throughput_tok_s_per_gpu, win->throughput_tok_s_per_gpu);
   for (const auto& c : r.configs) {
     r.derivation.push_back(fmt::format("{} (TP={}, {} replica(s), {}): prefill of {} x {} tokens: {}", c.name, c.tp, c.layout.size(),
                                        c.gpu_model, c.decode_batch, c.prompt_tokens, breakdown_line(c.prefill)));

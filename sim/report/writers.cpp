@@ -1,8 +1,10 @@
 #include "writers.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -15,11 +17,7 @@ using nlohmann::json;
 
 std::string layout_text(const std::vector<std::vector<int>>& layout) {
   std::string s;
-  for (const auto& rep : layout) {
-    s += "[";
-    for (std::size_t i = 0; i < rep.size(); ++i) s += (i ? "," : "") + std::to_string(rep[i]);
-    s += "]";
-  }
+  for (const auto& rep : layout) s += fmt::format("[{}]", fmt::join(rep, ","));
   return s;
 }
 
@@ -94,23 +92,26 @@ json configs_json(const std::vector<ConfigResult>& v) {
 
 std::string render_table(const ScenarioResult& r) {
   std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file);
-  out += fmt::format("{:<26} {:>5} {:>10} {:>10} {:>10} {:>11} {:>10} {:>9}\n", "configuration", "TP", "TTFT p50", "TPOT p50",
+  std::size_t w = 13;
+  for (const auto& c : r.configs) w = std::max(w, c.name.size());
+  out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}\n", "configuration", w, "TP", "TTFT p50", "TPOT p50",
                      "e2e p50", "tok/s/GPU", "decode", "prefill");
-  out += fmt::format("{:<26} {:>5} {:>10} {:>10} {:>10} {:>11} {:>10} {:>9}\n", "", "", "(ms)", "(ms)", "(ms)", "(output)",
+  out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}\n", "", w, "", "(ms)", "(ms)", "(ms)", "(output)",
                      "step (ms)", "(ms)");
   for (const auto& c : r.configs) {
     if (!c.memory.fits) {
-      out += fmt::format("{:<26} {:>5} does not fit: {}\n", c.name, c.tp, c.memory.why);
+      out += fmt::format("{:<{}} {:>3} does not fit: {}\n", c.name, w, c.tp, c.memory.why);
       continue;
     }
-    out += fmt::format("{:<26} {:>5} {:>10.1f} {:>10.2f} {:>10.1f} {:>11.1f} {:>10.2f} {:>9.1f}\n", c.name, c.tp, c.ttft_s.p50 * 1e3,
+    out += fmt::format("{:<{}} {:>3} {:>10.1f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.2f} {:>9.1f}{}\n", c.name, w, c.tp, c.ttft_s.p50 * 1e3,
                        c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu, c.decode_step.total() * 1e3,
-                       c.prefill.total() * 1e3);
+                       c.prefill.total() * 1e3, c.saturated ? "  saturated" : "");
   }
-  out += "\nbreakdown (ms)            weights   compute attention collectives  launch\n";
+  out += fmt::format("\n{:<{}} {:<7} {:>8} {:>9} {:>9} {:>11} {:>7}   (ms, one replica alone)\n", "breakdown", w, "", "weights",
+                     "compute", "attention", "collectives", "launch");
   for (const auto& c : r.configs) {
     for (const auto& [what, b] : {std::pair{"decode", c.decode_step}, std::pair{"prefill", c.prefill}})
-      out += fmt::format("{:<18} {:<7} {:>8.3f} {:>9.3f} {:>9.3f} {:>11.3f} {:>7.3f}\n", c.name.substr(0, 18), what, b.weights * 1e3,
+      out += fmt::format("{:<{}} {:<7} {:>8.3f} {:>9.3f} {:>9.3f} {:>11.3f} {:>7.3f}\n", c.name, w, what, b.weights * 1e3,
                          b.compute * 1e3, b.attention * 1e3, b.collectives * 1e3, b.launch * 1e3);
   }
   if (r.sweep_parameter) {
