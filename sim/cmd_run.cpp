@@ -1,11 +1,13 @@
 // `tpsim SCENARIO [--json F] [--markdown F] [--csv F] [--quiet]`: compare configurations.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cmd_common.hpp"
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
+#include "report/svg_plot.hpp"
 #include "report/writers.hpp"
 
 namespace tpsim {
@@ -13,12 +15,13 @@ namespace tpsim {
 int run_scenario_command(int argc, char** argv) {
   CLI::App app{"tpsim: which split of the GPUs serves best — tensor-parallel groups, replicas, or both.\n"
                "Subcommands: tpsim collective ..., tpsim fit ..., tpsim topo import|show ..."};
-  std::string scenario_path, json_path, md_path, csv_path;
+  std::string scenario_path, json_path, md_path, csv_path, plot_dir;
   bool quiet = false, flows = false;
   app.add_option("scenario", scenario_path, "scenario YAML")->required();
   app.add_option("--json", json_path, "write the result as JSON (fields in design.md)");
   app.add_option("--markdown", md_path, "write a Markdown report for a design review");
   app.add_option("--csv", csv_path, "write per-request records as CSV");
+  app.add_option("--plot", plot_dir, "write the sweep's charts as SVG into this folder");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   app.add_flag("--force-flows", flows, "run every collective as SimGrid flows (no closed-form fast path)");
   try {
@@ -44,6 +47,10 @@ int run_scenario_command(int argc, char** argv) {
   if (!json_path.empty()) write_file_atomically(json_path, json);
   if (!md_path.empty()) write_file_atomically(md_path, md);
   if (!csv_path.empty()) write_file_atomically(csv_path, csv);
+  if (!plot_dir.empty()) {
+    std::filesystem::create_directories(plot_dir);
+    for (const auto& [file, svg] : sweep_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
+  }
   std::cout << render_table(result);
   return 0;
 }

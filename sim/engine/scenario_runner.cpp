@@ -240,6 +240,13 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
       if (std::isfinite(d0) && std::isfinite(d1) && d1 != d0) x = a.value + (b.value - a.value) * (-d0) / (d1 - d0);
       res.crossovers.push_back({x, a.winner, b.winner});
     }
+    if (s.slo.ttft_p99_s || s.slo.tpot_p99_s || s.slo.e2e_p99_s)
+      for (std::size_t i = 0; i < s.configs.size(); ++i) {
+        std::optional<double> best;
+        for (const auto& p : res.sweep_points)
+          if (within_slo(p.configs[i], s.slo)) best = p.value;
+        res.highest_within_slo.emplace_back(s.configs[i].name, best);
+      }
   }
   return res;
 }

@@ -16,4 +16,9 @@ Percentiles percentiles(std::vector<double> v) {
   return p;
 }
 
+bool within_slo(const ConfigResult& c, const SloSpec& slo) {
+  return c.memory.fits && c.requests_completed > 0 && !c.saturated && (!slo.ttft_p99_s || c.ttft_s.p99 <= *slo.ttft_p99_s) &&
+         (!slo.tpot_p99_s || c.tpot_s.p99 <= *slo.tpot_p99_s) && (!slo.e2e_p99_s || c.e2e_s.p99 <= *slo.e2e_p99_s);
+}
+
 }  // namespace tpsim

@@ -82,6 +82,12 @@ struct ScenarioResult {
   std::string sweep_unit;
   std::vector<SweepPoint> sweep_points;
   std::vector<Crossover> crossovers;
+  // With SLOs: per configuration, the highest swept value at which it meets every SLO at p99
+  // and is not saturated (nullopt: at none).
+  std::vector<std::pair<std::string, std::optional<double>>> highest_within_slo;
 };
+
+// Whether a configuration meets every SLO at p99 and keeps up with its arrivals.
+bool within_slo(const ConfigResult& c, const SloSpec& slo);
 
 }  // namespace tpsim

@@ -118,6 +118,8 @@ std::string render_table(const ScenarioResult& r) {
     out += fmt::format("\nsweep of {} ({}):\n", *r.sweep_parameter, r.sweep_unit);
     for (const auto& p : r.sweep_points) out += fmt::format("  {:>12.6g}  winner {}\n", p.value, p.winner.empty() ? "none" : p.winner);
     for (const auto& x : r.crossovers) out += fmt::format("  crossover at {:.6g} {}: {} -> {}\n", x.value, r.sweep_unit, x.from, x.to);
+    for (const auto& [name, v] : r.highest_within_slo)
+      out += fmt::format("  {}: highest value within the SLOs: {}\n", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none swept");
   }
   out += fmt::format("\nverdict: {}\n  {}\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
   return out;
@@ -134,6 +136,11 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
     json xs = json::array();
     for (const auto& x : r.crossovers) xs.push_back({{"value", x.value}, {"from", x.from}, {"to", x.to}});
     j["sweep"] = {{"parameter", *r.sweep_parameter}, {"unit", r.sweep_unit}, {"points", pts}, {"crossovers", xs}};
+    if (!r.highest_within_slo.empty()) {
+      json best = json::object();
+      for (const auto& [name, v] : r.highest_within_slo) best[name] = v ? json(*v) : json(nullptr);
+      j["sweep"]["highest_within_slo"] = best;
+    }
   }
   round_numbers(j);
   return j.dump(2) + "\n";
@@ -155,6 +162,9 @@ std::string render_markdown(const ScenarioResult& r) {
     md += fmt::format("\n## Sweep of `{}` ({})\n\n| value | winner |\n|---|---|\n", *r.sweep_parameter, r.sweep_unit);
     for (const auto& p : r.sweep_points) md += fmt::format("| {:.6g} | {} |\n", p.value, p.winner);
     for (const auto& x : r.crossovers) md += fmt::format("\nThe winner changes from {} to {} at {:.6g} {}.\n", x.from, x.to, x.value, r.sweep_unit);
+    for (const auto& [name, v] : r.highest_within_slo)
+      md += fmt::format("\n- {} meets the SLOs up to {}.", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none of the swept values");
+    md += "\n";
   }
   return md;
 }
