@@ -8,6 +8,7 @@
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
 #include "report/svg_plot.hpp"
+#include "report/trace_json.hpp"
 #include "report/writers.hpp"
 
 namespace tpsim {
@@ -15,13 +16,14 @@ namespace tpsim {
 int run_scenario_command(int argc, char** argv) {
   CLI::App app{"tpsim: which split of the GPUs serves best — tensor-parallel groups, replicas, or both.\n"
                "Subcommands: tpsim collective ..., tpsim fit ..., tpsim topo import|show ..."};
-  std::string scenario_path, json_path, md_path, csv_path, plot_dir;
+  std::string scenario_path, json_path, md_path, csv_path, plot_dir, trace_path;
   bool quiet = false, flows = false;
   app.add_option("scenario", scenario_path, "scenario YAML")->required();
   app.add_option("--json", json_path, "write the result as JSON (fields in design.md)");
   app.add_option("--markdown", md_path, "write a Markdown report for a design review");
   app.add_option("--csv", csv_path, "write per-request records as CSV");
   app.add_option("--plot", plot_dir, "write the sweep's charts as SVG into this folder");
+  app.add_option("--trace", trace_path, "write the timeline as Chrome/Perfetto trace JSON (GPU, link and request lanes)");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   app.add_flag("--force-flows", flows, "run every collective as SimGrid flows (no closed-form fast path)");
   try {
@@ -35,6 +37,8 @@ int run_scenario_command(int argc, char** argv) {
   const Scenario scenario = load_scenario(scenario_path);
   RunOptions opt;
   opt.force_flows = flows;
+  TraceLog trace;
+  if (!trace_path.empty()) opt.trace = &trace;
   const bool show = !quiet && stderr_is_tty();
   if (show) opt.progress = [](const std::string& what) { std::cerr << "\r\033[K  simulating " << what << std::flush; };
   ScenarioResult result = run_scenario(scenario, opt);
@@ -44,9 +48,13 @@ int run_scenario_command(int argc, char** argv) {
   const std::string json = json_path.empty() ? "" : render_json(result, TPSIM_VERSION);
   const std::string md = md_path.empty() ? "" : render_markdown(result);
   const std::string csv = csv_path.empty() ? "" : render_requests_csv(result);
+  const std::string timeline = trace_path.empty() ? "" : render_trace_json(trace);
   if (!json_path.empty()) write_file_atomically(json_path, json);
   if (!md_path.empty()) write_file_atomically(md_path, md);
   if (!csv_path.empty()) write_file_atomically(csv_path, csv);
+  if (!trace_path.empty()) write_file_atomically(trace_path, timeline);
+  if (trace.truncated)
+    std::cerr << "tpsim: note: the trace stops at " << trace.limit << " events; fewer requests or tokens give a complete one\n";
   if (!plot_dir.empty()) {
     std::filesystem::create_directories(plot_dir);
     for (const auto& [file, svg] : sweep_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);

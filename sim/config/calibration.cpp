@@ -1,5 +1,7 @@
 #include "calibration.hpp"
 
+#include <cmath>
+
 #include "yaml_source.hpp"
 
 namespace tpsim {
@@ -13,7 +15,38 @@ const char* protocol_name(Protocol p) {
   return "?";
 }
 
+bool CollectiveCalibration::ranged() const {
+  for (const auto& p : protocols)
+    if (p && p->max_size_B) return true;
+  return false;
+}
+
 namespace {
+
+// Ranges must grow from LL to LL128 to Simple (no max_size: unbounded), and the last
+// protocol listed must be unbounded, so that every size has exactly one protocol.
+void check_ranges(const YamlMap& protocols, const CollectiveCalibration& c) {
+  if (!c.ranged()) return;
+  double previous = 0;
+  const char* last = nullptr;
+  for (Protocol p : ALL_PROTOCOLS) {
+    if (!c.protocols[static_cast<int>(p)]) continue;
+    const double bound = c.protocols[static_cast<int>(p)]->max_size_B.value_or(INFINITY);
+    if (bound < previous) {
+      const YamlMap f = protocols.map(protocol_name(p));
+      f.fail(f.node("max_size"), std::string("'max_size' of ") + protocol_name(p) +
+                                     " is below the previous protocol's: ranges must grow from LL to LL128 to Simple (a protocol "
+                                     "without 'max_size' takes every larger size)");
+    }
+    previous = bound;
+    last = protocol_name(p);
+  }
+  if (std::isfinite(previous)) {
+    const YamlMap f = protocols.map(last);
+    f.fail(f.node("max_size"), std::string("the last protocol (") + last +
+                                   ") must have no 'max_size': larger sizes would have no protocol");
+  }
+}
 
 CollectiveCalibration read_collective(const YamlMap& m) {
   m.check_keys({"source", "op", "nranks", "nodes", "path_class", "protocols", "residuals"});
@@ -29,12 +62,14 @@ CollectiveCalibration read_collective(const YamlMap& m) {
   for (Protocol p : ALL_PROTOCOLS) {
     if (!protocols.has(protocol_name(p))) continue;
     YamlMap f = protocols.map(protocol_name(p));
-    f.check_keys({"latency", "bus_bandwidth", "fitted"});
+    f.check_keys({"latency", "bus_bandwidth", "fitted", "max_size"});
     ProtocolFit fit{f.quantity("latency", Quantity::time), f.quantity("bus_bandwidth", Quantity::bandwidth),
-                    f.boolean_or("fitted", true)};
+                    f.boolean_or("fitted", true), std::nullopt};
     if (fit.bus_bw_Bps <= 0) f.fail(f.node("bus_bandwidth"), "'bus_bandwidth' must be positive");
+    if (f.has("max_size")) fit.max_size_B = f.quantity("max_size", Quantity::size);  // >= 0
     c.protocols[static_cast<int>(p)] = fit;
   }
+  check_ranges(protocols, c);
   return c;
 }
 

@@ -17,6 +17,10 @@ struct ProtocolFit {
   double latency_s = 0;      // whole fixed cost of one collective with this protocol at `nranks`
   double bus_bw_Bps = 0;     // bus bandwidth (nccl-tests definition)
   bool fitted = false;       // false: not constrained by the data (a default or an extrapolation)
+  // The largest size NCCL ran this protocol at, where the measured curve follows size ranges
+  // rather than the fastest protocol: a size runs on the first protocol (LL, LL128, Simple)
+  // whose max_size it does not exceed or that has none. Absent in every protocol: fastest wins.
+  std::optional<double> max_size_B;
 };
 
 struct CollectiveCalibration {
@@ -26,6 +30,7 @@ struct CollectiveCalibration {
   int nranks = 0;
   int nodes = 1;
   std::array<std::optional<ProtocolFit>, 3> protocols;
+  bool ranged() const;  // some protocol has a max_size
 };
 
 struct GemmPoint {

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <memory>
 #include <set>
@@ -41,20 +42,53 @@ struct Shared {
   long rr_next = 0;
 };
 
-void run_segments(const std::vector<Segment>& segs, Shared& sh) {
+void trace_on_gpus(Shared& sh, const std::vector<int>& gpus, const std::string& name, double start, double duration) {
+  for (int g : gpus)
+    sh.spec->trace->add({sh.spec->trace_process, "GPU " + std::to_string(g), name, start - sh.start, duration});
+}
+
+// Runs the collective's bandwidth part as SimGrid flows; traced per link when asked.
+void run_flows(const CollectivePlan& c, Shared& sh) {
+  std::vector<sg4::CommPtr> comms;
+  for (const auto& f : c.flows) {
+    auto* src = sg4::Host::by_name(f.leg.src_host);
+    auto* dst = sg4::Host::by_name(f.leg.dst_host);
+    comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(std::max(1.0, f.bytes))));
+  }
+  const double start = sg4::Engine::get_clock();
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    comms[i]->wait();
+    if (!sh.spec->trace) continue;
+    const auto& links = sh.spec->collectives->topology().platform().links;
+    for (const auto& l : c.flows[i].leg.links)
+      sh.spec->trace->add({sh.spec->trace_process, "link " + links[l.link].id,
+                           c.flows[i].leg.src_host + "->" + c.flows[i].leg.dst_host, start - sh.start, sg4::Engine::get_clock() - start});
+  }
+  ++sh.result.flow_collectives;
+}
+
+// Executes a step segment by segment: compute, then the collective (latency, then flows or the
+// closed-form bandwidth time). Op by op when tracing.
+void run_segments(const std::vector<Segment>& segs, Shared& sh, const std::vector<int>& gpus, bool flows) {
+  const bool trace = sh.spec->trace != nullptr;
   for (const auto& seg : segs) {
-    if (seg.compute_s > 0) sg4::this_actor::sleep_for(seg.compute_s);
+    if (trace) {
+      for (const auto& [name, t] : seg.ops) {
+        trace_on_gpus(sh, gpus, name, sg4::Engine::get_clock(), t);
+        sg4::this_actor::sleep_for(t);
+      }
+    } else if (seg.compute_s > 0) {
+      sg4::this_actor::sleep_for(seg.compute_s);
+    }
     if (!seg.collective) continue;
     const CollectivePlan& c = *seg.collective;
+    const double start = sg4::Engine::get_clock();
     if (c.latency_s > 0) sg4::this_actor::sleep_for(c.latency_s);
-    std::vector<sg4::CommPtr> comms;
-    for (const auto& f : c.flows) {
-      auto* src = sg4::Host::by_name(f.leg.src_host);
-      auto* dst = sg4::Host::by_name(f.leg.dst_host);
-      comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(std::max(1.0, f.bytes))));
-    }
-    for (auto& comm : comms) comm->wait();
-    ++sh.result.flow_collectives;
+    if (flows) run_flows(c, sh);
+    else sg4::this_actor::sleep_for(c.bandwidth_s);
+    if (trace)
+      trace_on_gpus(sh, gpus, std::string(collective_op_name(c.op)) + " " + algorithm_name(c.algorithm) + "/" + protocol_name(c.protocol),
+                    start, sg4::Engine::get_clock() - start);
   }
 }
 
@@ -69,11 +103,12 @@ void replica_actor(Shared* sh, int r) {
       sh->wake[r]->acquire();
       continue;
     }
-    const StepPlan plan = plan_step(step_ops(*spec.model, int(gpus.size()), step.work), spec.gpu, *spec.collectives, gpus);
-    if (sh->flows[r]) {
-      run_segments(plan.prologue, *sh);
-      for (int l = 0; l < plan.layers; ++l) run_segments(plan.layer, *sh);
-      run_segments(plan.epilogue, *sh);
+    const StepPlan plan =
+        plan_step(step_ops(*spec.model, int(gpus.size()), step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
+    if (sh->flows[r] || spec.trace) {
+      run_segments(plan.prologue, *sh, gpus, sh->flows[r]);
+      for (int l = 0; l < plan.layers; ++l) run_segments(plan.layer, *sh, gpus, sh->flows[r]);
+      run_segments(plan.epilogue, *sh, gpus, sh->flows[r]);
       if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
     } else {
       sg4::this_actor::sleep_for(plan.closed_form_s());
@@ -82,7 +117,14 @@ void replica_actor(Shared* sh, int r) {
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
     sched.finish_step(step, sg4::Engine::get_clock() - sh->start, r, done);
-    for (auto& rec : done) sh->result.records.push_back(rec);
+    for (auto& rec : done) {
+      if (spec.trace)
+        spec.trace->add({spec.trace_process, "requests (replica " + std::to_string(r) + ")",
+                         fmt::format("request {}: {} + {} tokens, TTFT {:.1f} ms", rec.id, rec.prompt_tokens, rec.output_tokens,
+                                     (rec.first_token_s - rec.arrival_s) * 1e3),
+                         rec.arrival_s, rec.finish_s - rec.arrival_s});
+      sh->result.records.push_back(rec);
+    }
     sh->remaining -= long(done.size());
     if (sh->remaining == 0 && !done.empty()) sh->all_done->release();
   }

@@ -12,6 +12,7 @@
 
 #include "model/scheduler.hpp"
 #include "model/step_cost.hpp"
+#include "model/trace.hpp"
 
 namespace tpsim {
 
@@ -28,6 +29,8 @@ struct RunSpec {
   std::vector<ReplicaSpec> replicas;
   std::vector<Request> requests;
   bool force_flows = false;  // run every collective as flows, even where the closed form applies
+  TraceLog* trace = nullptr;  // record the timeline (op by op) when set
+  std::string trace_process;  // the configuration's name in the trace
 };
 
 struct RunResult {

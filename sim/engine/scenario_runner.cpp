@@ -168,6 +168,8 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
   spec.requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
   spec.force_flows = opt.force_flows;
+  spec.trace = opt.trace;
+  spec.trace_process = c.name;
   engine_load_platform(s.platform_path, topo);
   summarize(r, engine_run(spec), s);
   return r;
@@ -222,7 +224,9 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
     for (double v : s.sweep->values) {
       Scenario point = s;
       apply_sweep_value(point, s.sweep->parameter, v);
-      SweepPoint sp{v, run_all(point, in, opt, fmt::format("{}={:g} ", s.sweep->parameter, v)), ""};
+      RunOptions untraced = opt;
+      untraced.trace = nullptr;
+      SweepPoint sp{v, run_all(point, in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v)), ""};
       sp.winner = winner_of(sp.configs, s.objective);
       res.sweep_points.push_back(std::move(sp));
     }

@@ -6,11 +6,13 @@
 #include <string>
 
 #include "model/results.hpp"
+#include "model/trace.hpp"
 
 namespace tpsim {
 
 struct RunOptions {
   bool force_flows = false;                                   // flows even where closed form applies
+  TraceLog* trace = nullptr;                                  // timeline of the base run (not sweep points)
   std::function<void(const std::string&)> progress;           // called between runs (may be empty)
 };
 

@@ -90,24 +90,45 @@ CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, Collectiv
   const double hop = hop_latency(cls, staged)[pi];
   const int steps = latency_steps(a, op, n);
   Costs c{BASE_LAT[pi] + steps * hop, raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
-  if (calibration_) {
-    const std::string key = class_key(cls, staged);
-    const CollectiveCalibration* best = nullptr;
-    int best_score = -1;
-    for (const auto& e : calibration_->collectives) {
-      if (!e.protocols[pi] || !(e.path_class.empty() || e.path_class == key)) continue;
-      const int score = (e.path_class == key) * 4 + (e.op == collective_op_name(op)) * 2 + (e.nranks == n);
-      if (score > best_score) best = &e, best_score = score;
-    }
-    if (best) {
-      const ProtocolFit& f = *best->protocols[pi];
-      // Same latency base, the steps of this group instead of the fitted one's.
-      const int fitted_steps = latency_steps(a, op, best->nranks);
-      c = {std::max(0.0, f.latency_s + (steps - fitted_steps) * hop), f.bus_bw_Bps, true};
-    }
+  if (const CollectiveCalibration* best = calibration_entry(op, n, class_key(cls, staged), p)) {
+    const ProtocolFit& f = *best->protocols[pi];
+    // Same latency base, the steps of this group instead of the fitted one's.
+    const int fitted_steps = latency_steps(a, op, best->nranks);
+    c = {std::max(0.0, f.latency_s + (steps - fitted_steps) * hop), f.bus_bw_Bps, true};
   }
   if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
   return c;
+}
+
+// Score: same path class (or an entry that names none) first, then same op, then same rank
+// count; the first entry in the file on a tie. An entry that has protocol p and wins among all
+// entries also wins among those with p, so costs() and protocol_by_range() agree.
+const CollectiveCalibration* CollectiveModel::calibration_entry(CollectiveOp op, int n, const std::string& key,
+                                                                std::optional<Protocol> p) const {
+  if (!calibration_) return nullptr;
+  const CollectiveCalibration* best = nullptr;
+  int best_score = -1;
+  for (const auto& e : calibration_->collectives) {
+    if ((p && !e.protocols[static_cast<int>(*p)]) || !(e.path_class.empty() || e.path_class == key)) continue;
+    const int score = (e.path_class == key) * 4 + (e.op == collective_op_name(op)) * 2 + (e.nranks == n);
+    if (score > best_score) best = &e, best_score = score;
+  }
+  return best;
+}
+
+// NCCL's tuner picks the protocol by size; a measured curve that jumps up at a switch (the
+// next protocol slower) shows it, and the fit then records each protocol's range. The first
+// protocol listed whose max_size holds the size, or that has none, runs.
+std::optional<Protocol> CollectiveModel::protocol_by_range(CollectiveOp op, int n, const std::string& key,
+                                                           double size_B) const {
+  if (spec_.protocol != "auto") return std::nullopt;
+  const CollectiveCalibration* e = calibration_entry(op, n, key, std::nullopt);
+  if (!e || !e->ranged()) return std::nullopt;
+  for (Protocol p : ALL_PROTOCOLS) {
+    const auto& f = e->protocols[static_cast<int>(p)];
+    if (f && (!f->max_size_B || size_B <= *f->max_size_B)) return p;
+  }
+  return std::nullopt;
 }
 
 const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus) const {
@@ -171,9 +192,12 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   plan.algorithm = alg;
   plan.bus_bytes = size_B * bus_factor(op, n);
 
+  const std::optional<Protocol> by_range =
+      protocol_by_range(op, n, class_key(plan.worst_class, plan.staged), size_B);
   double best = std::numeric_limits<double>::infinity();
   for (Protocol p : ALL_PROTOCOLS) {
     if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
+    if (by_range && p != *by_range) continue;
     Costs c = costs(p, alg, op, n, plan.worst_class, plan.staged, raw);
     // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
     if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;

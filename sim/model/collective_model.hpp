@@ -1,6 +1,7 @@
 // Collectives as NCCL runs them. For a group of GPUs, an op and a size S (bytes, as nccl-tests
 // counts it) the model picks an algorithm (direct for 2 ranks, ring within a node, tree across
-// nodes) and the protocol (LL, LL128, Simple) with the least predicted time, like NCCL's tuner:
+// nodes) and the protocol (LL, LL128, Simple) with the least predicted time, like NCCL's tuner
+// (or, when a calibration measured NCCL switching protocols by size, the one whose range holds S):
 //   time = latency(alg, proto, path class, steps) + S · bus_factor / bus_bandwidth(proto, path)
 // bus_factor = 2(N−1)/N for all-reduce, (N−1)/N for all-gather and reduce-scatter, 1 for send/recv
 // (nccl-tests' bus bandwidth definition, so busbw = algbw · bus_factor).
@@ -10,6 +11,7 @@
 // default latencies and bandwidths per path class.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -74,6 +76,13 @@ private:
     bool calibrated;
   };
   Costs costs(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass cls, bool staged, double raw_Bps) const;
+  // The calibration entry that describes (op, nranks, path class key) best, among those that
+  // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.
+  const CollectiveCalibration* calibration_entry(CollectiveOp op, int nranks, const std::string& key,
+                                                 std::optional<Protocol> p) const;
+  // The protocol whose size range holds `size_B` when the calibration entry for the group has
+  // ranges and the scenario leaves the protocol to NCCL; nullopt otherwise.
+  std::optional<Protocol> protocol_by_range(CollectiveOp op, int nranks, const std::string& key, double size_B) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
 
   const Topology& topology_;

@@ -48,12 +48,14 @@ namespace {
 
 // Turns ops into segments: compute accumulates until a collective closes the segment.
 std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, const CollectiveModel& cm,
-                              const std::vector<int>& group, Breakdown& b, int& kernels) {
+                              const std::vector<int>& group, Breakdown& b, int& kernels, bool with_ops) {
   std::vector<Segment> out(1);
   for (const Op& op : ops) {
     ++kernels;
     if (op.kind != OpKind::collective) {
-      out.back().compute_s += op_time(op, gpu, &b);
+      const double t = op_time(op, gpu, &b);
+      out.back().compute_s += t;
+      if (with_ops) out.back().ops.emplace_back(op.name, t);
       continue;
     }
     if (group.size() < 2) continue;
@@ -67,20 +69,22 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
 
 }  // namespace
 
-StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& group) {
+StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& group,
+                   bool with_ops) {
   StepPlan plan;
   plan.layers = ops.layers;
   int kernels = 0, layer_kernels = 0;
   Breakdown pro, layer, epi;
-  plan.prologue = segments(ops.prologue, gpu, cm, group, pro, kernels);
-  plan.layer = segments(ops.layer, gpu, cm, group, layer, layer_kernels);
-  plan.epilogue = segments(ops.epilogue, gpu, cm, group, epi, kernels);
+  plan.prologue = segments(ops.prologue, gpu, cm, group, pro, kernels, with_ops);
+  plan.layer = segments(ops.layer, gpu, cm, group, layer, layer_kernels, with_ops);
+  plan.epilogue = segments(ops.epilogue, gpu, cm, group, epi, kernels, with_ops);
   kernels += layer_kernels * ops.layers;
   plan.breakdown = pro;
   plan.breakdown += layer.scaled(ops.layers);
   plan.breakdown += epi;
   plan.breakdown.launch = gpu.cuda_graphs ? gpu.graph_launch_s + kernels * gpu.graph_kernel_s : kernels * gpu.kernel_launch_s;
   plan.prologue.front().compute_s += plan.breakdown.launch;
+  if (with_ops) plan.prologue.front().ops.emplace(plan.prologue.front().ops.begin(), "launch", plan.breakdown.launch);
   const double gpu_time = plan.breakdown.total();
   plan.host_extra_s = gpu.host_overlap ? std::max(0.0, gpu.host_overhead_s - gpu_time) : gpu.host_overhead_s;
   plan.breakdown.host = plan.host_extra_s;

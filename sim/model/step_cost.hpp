@@ -43,6 +43,7 @@ double op_time(const Op& op, const GpuModel& gpu, Breakdown* into = nullptr);
 struct Segment {
   double compute_s = 0;
   const CollectivePlan* collective = nullptr;
+  std::vector<std::pair<const char*, double>> ops;  // (op, time) making up compute_s, when asked for (traces)
 };
 
 struct StepPlan {
@@ -53,6 +54,8 @@ struct StepPlan {
   double closed_form_s() const { return breakdown.total(); }
 };
 
-StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& collectives, const std::vector<int>& group);
+// `with_ops`: keep each op's time in its segment (for traces; costs allocations on a hot path).
+StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& collectives, const std::vector<int>& group,
+                   bool with_ops = false);
 
 }  // namespace tpsim

@@ -4,6 +4,7 @@
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
 #include "report/writers.hpp"
+#include "model/trace.hpp"
 
 using namespace tpsim;
 
@@ -58,4 +59,24 @@ TEST_CASE("light load: TTFT and TPOT equal the single-request step times") {
   CHECK(c.ttft_s.p50 == doctest::Approx(c.prefill.total()).epsilon(1e-9));
   CHECK(c.tpot_s.p50 == doctest::Approx(c.decode_step.total()).epsilon(0.01));
   CHECK(c.queue_s.p99 == doctest::Approx(0.0));
+}
+
+TEST_CASE("the trace shows each GPU's ops and the 2L all-reduce seams of a step") {
+  TraceLog trace;
+  RunOptions opt;
+  opt.trace = &trace;
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/trace_small.yaml"), opt);
+  int all_reduces_gpu0 = 0, gemms_gpu1 = 0, requests = 0;
+  for (const auto& e : trace.events) {
+    all_reduces_gpu0 += e.lane == "GPU 0" && e.name.rfind("all_reduce", 0) == 0;
+    gemms_gpu1 += e.lane == "GPU 1" && e.name == "qkv_proj";
+    requests += e.lane.rfind("requests", 0) == 0;
+    CHECK(e.duration_s >= 0);
+  }
+  // 2 requests x 8 steps (1 prefill + 7 decode), each with 2L = 64 all-reduces and L = 32 QKV GEMMs.
+  CHECK_FALSE(trace.truncated);
+  CHECK(all_reduces_gpu0 == 2 * 8 * 64);
+  CHECK(gemms_gpu1 == 2 * 8 * 32);
+  CHECK(requests == 2);
+  CHECK(r.configs[0].requests_completed == 2);
 }
