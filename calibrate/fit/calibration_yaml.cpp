@@ -55,6 +55,7 @@ std::string calibration_yaml(const CalibrationInputs& in) {
     if (!c.path_class.empty()) out += fmt::format("    path_class: {}\n", c.path_class);
     out += fmt::format("    # op from {}; nranks from {}; bus factor {}\n", source_name(c.op_source),
                        source_name(c.nranks_source), format_significant(c.bus_factor, 6));
+    if (c.ranged()) out += "    # protocols by size: each runs up to its max_size, the last one beyond\n";
     out += "    protocols:\n";
     std::size_t width = 0;
     for (const ProtocolFit& p : c.protocols) width = std::max(width, us(p.latency_s).size());
@@ -62,11 +63,14 @@ std::string calibration_yaml(const CalibrationInputs& in) {
       const ProtocolFit& p = c.protocols[i];
       std::string name = std::string(protocol_name(static_cast<Protocol>(i))) + ":";
       std::string lat = us(p.latency_s) + ",";
-      out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}, fitted: {} }}", name, lat, width + 1,
-                         gbps(p.bus_bw_Bps), p.constrained ? "true" : "false");
+      std::string range = std::isfinite(p.max_size_B) ? ", max_size: " + bytes(p.max_size_B) : "";
+      out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}, fitted: {}{} }}", name, lat, width + 1,
+                         gbps(p.bus_bw_Bps), p.constrained ? "true" : "false", range);
       if (!p.constrained)
         out += fmt::format("  # {}: copy of {}, changes no prediction",
-                           p.enabled ? "fastest at no measured size" : "not used on this path",
+                           !p.enabled ? "not used on this path"
+                           : c.ranged() ? "runs at no measured size"
+                                        : "fastest at no measured size",
                            protocol_name(p.copied_from));
       out += "\n";
     }

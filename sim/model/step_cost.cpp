@@ -1,6 +1,11 @@
 #include "step_cost.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "fit/gemm_table.hpp"
+#include "util/error.hpp"
 
 namespace tpsim {
 
@@ -27,15 +32,28 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   g.cuda_graphs = s.engine.cuda_graphs;
   g.host_overhead_s = s.engine.host_overhead_s;
   g.host_overlap = s.engine.host_overlap;
+  if (cal && !cal->gemm.empty()) {
+    std::vector<fit::GemmPoint> points;
+    for (const auto& p : cal->gemm) points.push_back({p.op, p.m, p.n, p.k, p.dtype, p.time_s, 0});
+    auto table = std::make_shared<const fit::GemmTable>(std::move(points));
+    const std::string dtype = bytes_per_param <= 1 ? "fp8" : "bf16";
+    g.gemm_lookup = [table, dtype, peak = g.peak_flops, hbm = g.hbm_Bps](double m, double n, double k) -> std::optional<double> {
+      try {
+        return table->predict_time(std::llround(m), std::llround(n), std::llround(k), dtype, peak, hbm);
+      } catch (const ValueError&) {
+        return std::nullopt;  // no measurement of this dtype: the roofline stands
+      }
+    };
+  }
   return g;
 }
 
 double op_time(const Op& op, const GpuModel& gpu, Breakdown* into) {
   const double memory = op.bytes / gpu.hbm_Bps;
-  double compute = op.flops / (gpu.peak_flops * gpu.matmul_efficiency);
+  const double compute = op.flops / (gpu.peak_flops * gpu.matmul_efficiency);
+  double t = std::max(memory, compute);
   if (op.kind == OpKind::gemm && gpu.gemm_lookup)
-    if (auto measured = gpu.gemm_lookup(op.m, op.n, op.k)) compute = *measured;
-  const double t = std::max(memory, compute);
+    if (auto measured = gpu.gemm_lookup(op.m, op.n, op.k)) t = *measured;  // a calibrated GEMM time replaces the roofline
   if (into) {
     if (op.kind == OpKind::attention) into->attention += t;
     else if ((op.kind == OpKind::gemm || op.kind == OpKind::embedding) && memory >= compute) into->weights += t;

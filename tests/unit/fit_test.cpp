@@ -1,10 +1,13 @@
 // tpsim_fit: nccl-tests reader, collective fit, GEMM/HBM tables, calibration YAML text.
-// The three recorded logs are real measurements (calibrate/recorded/SOURCES.md); the
-// figures asserted for them are what the fit reaches today, so a regression fails here.
+// The three recorded logs are real measurements (calibrate/recorded/SOURCES.md); each must
+// fit within 10% median and 25% worst at >= 1 KiB, except where a comment says why not.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 #include "fit/calibration_yaml.hpp"
@@ -58,9 +61,8 @@ std::string cell(double v, int width) {
   return fmt::format("{:{}.1e}", v, width);
 }
 
-// A log in the newer nccl-tests layout (version line, test-start line, device block,
-// N/A in #wrong because validation was off, NCCL INFO noise), with times generated from
-// known parameters: all_gather over 4 ranks, t = min_p L_p + S * 3/4 / B_p.
+// Known parameters of a curve: all_gather over 4 ranks, t_p = L_p + S * 3/4 / B_p, and the
+// envelope they make, t = min_p t_p.
 struct Truth {
   double L[3], B[3];
 };
@@ -72,7 +74,10 @@ double truth_time(double size) {
   return t;
 }
 
-std::string newer_all_gather_log() {
+// A log in the newer nccl-tests layout (version line, test-start line, device block,
+// N/A in #wrong because validation was off, NCCL INFO noise), 1 KiB to 256 MiB, all_gather
+// over 4 ranks with out-of-place and in-place times time(size).
+std::string all_gather_log(const std::function<double(double)>& time) {
   std::string s =
       "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=22703\n"
       "# Collective test starting: all_gather_perf\n"
@@ -89,13 +94,15 @@ std::string newer_all_gather_log() {
   s += "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n";
   s += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)\n";
   for (double size = 1024; size <= 268435456; size *= 2) {
-    double t = truth_time(size), algbw = size / t / 1e9;
+    double t = time(size), algbw = size / t / 1e9;
     std::string body = fmt::format("  {}  {}  {}    N/A", cell(t * 1e6, 7), cell(algbw, 6), cell(algbw * 0.75, 6));
     s += fmt::format("{:12.0f}  {:12.0f}  {:>8}  {:>6}  {:>6}{}{}\n", size, size / 4 / 4, "float", "none", -1, body, body);
   }
   s += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 42.1\n#\n# Collective test concluded: all_gather_perf\n";
   return s;
 }
+
+std::string newer_all_gather_log() { return all_gather_log(truth_time); }
 
 }  // namespace
 
@@ -182,6 +189,8 @@ TEST_CASE("DGX H100 8-GPU NVSwitch log: fit within 10% median, 25% worst at >= 1
   CHECK(fit[Protocol::LL128].latency_s <= fit[Protocol::Simple].latency_s);
   CHECK(fit[Protocol::LL].bus_bw_Bps <= fit[Protocol::LL128].bus_bw_Bps);
   CHECK(fit[Protocol::LL128].bus_bw_Bps <= fit[Protocol::Simple].bus_bw_Bps);
+  // A concave curve: the envelope model is kept (size ranges lower the loss by 16% only).
+  CHECK_FALSE(fit.ranged());
 }
 
 TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
@@ -204,6 +213,7 @@ TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   CHECK(fit.bus_factor == 1.0);
   CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(4.0e9).epsilon(0.02));
   CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(12).epsilon(0.05));
+  CHECK_FALSE(fit.ranged());
 
   // With every protocol allowed the same two lines come out, named LL and LL128.
   CollectiveFit any = fit_collective(read_log("2x-rtx2080ti-pcie-pix-no-p2p.log"));
@@ -211,20 +221,62 @@ TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   CHECK(any.predict_time_s(1 << 30) == doctest::Approx(fit.predict_time_s(1 << 30)).epsilon(1e-6));
 }
 
-TEST_CASE("OCI 2-node A100 RoCE log: fit, with the honest bounds of its non-monotonic region") {
+TEST_CASE("OCI 2-node A100 RoCE log: protocols by size range, with the honest bounds of its 16-512 MiB region") {
   CollectiveFit fit = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"));
   INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
-  // The median meets the 10% target (today 0.073). The worst does not meet 25%: the log
-  // jumps 32 MiB 1079 us -> 64 MiB 6059 us -> 128 MiB 7234 us and 256 MiB 13675 us ->
-  // 512 MiB 14463 us, which no min over protocols of L + S f / B (a concave curve) follows.
-  // Today: worst 0.520 at 64 MiB. Bound set just above it so a regression fails.
-  CHECK(fit.large.median <= 0.10);
-  CHECK(fit.large.worst <= 0.55);
-  CHECK(fit.large.worst_size_B == 64.0 * 1024 * 1024);
   CHECK(fit.bus_factor == doctest::Approx(1.875));  // 2(N-1)/N at N=16
-  // Outside 16-512 MiB the curve is followed closely.
-  for (const FitPoint& p : fit.points)
-    if (p.size_B < 4 * 1024 * 1024 || p.size_B > 600e6) CHECK(std::fabs(p.predicted_s / p.measured_s - 1) <= 0.11);
+  // The curve jumps up where NCCL switches protocol (32 MiB 1079 us -> 64 MiB 6059 us), which
+  // no lower envelope of lines follows (worst 52% at 64 MiB); size ranges do: LL up to 64 KiB,
+  // LL128 up to 32 MiB, Simple beyond, and the next protocol is slower at the switch.
+  REQUIRE(fit.ranged());
+  CHECK(fit[Protocol::LL].max_size_B == 65536);
+  CHECK(fit[Protocol::LL128].max_size_B == 32.0 * 1024 * 1024);
+  CHECK(std::isinf(fit[Protocol::Simple].max_size_B));
+  for (const ProtocolFit& p : fit.protocols) CHECK(p.constrained);
+  CHECK(fit.pick(32.0 * 1024 * 1024) == Protocol::LL128);
+  CHECK(fit.pick(32.0 * 1024 * 1024 + 1) == Protocol::Simple);
+  CHECK(fit.predict_time_s(64.0 * 1024 * 1024) > 4 * fit.predict_time_s(32.0 * 1024 * 1024));
+  // The median meets the 10% target (0.034; the envelope reached 0.073). The worst does not
+  // meet 25%: at >= 1 KiB the log has four regimes, 1-64 KiB, 128 KiB-8 MiB, 16-32 MiB
+  // (941.7, 1079 us) and >= 64 MiB (itself bent: 256 MiB 13675 us, 512 MiB 14463 us), and
+  // three protocol ranges leave 16 MiB on LL128's line (618 us: -34%). Three ranges reach
+  // about 25% at best, and only when fitted for their worst point (minimax, +-0.23 in log)
+  // instead of the robust loss; four ranges reach 21% with a 2% median (NCCL's ring and tree
+  // algorithms give it up to six).
+  // Bound set just above today's 0.344 at 16 MiB so a regression fails.
+  CHECK(fit.large.median <= 0.10);
+  CHECK(fit.large.worst <= 0.35);
+  CHECK(fit.large.worst_size_B == 16.0 * 1024 * 1024);
+  // Elsewhere, but for the bent 256-512 MiB (21% each), the curve is followed within 11%.
+  for (const FitPoint& p : fit.points) {
+    const double mib = p.size_B / (1024 * 1024);
+    if (mib != 16 && mib != 256 && mib != 512) CHECK(std::fabs(p.predicted_s / p.measured_s - 1) <= 0.11);
+  }
+}
+
+TEST_CASE("a curve that jumps up at each protocol switch is fitted by size ranges") {
+  // Times generated by ranges that an envelope cannot follow: LL up to 64 KiB, LL128 up to
+  // 16 MiB (slower than LL just past the switch), Simple beyond (slower than LL128 there).
+  const Truth ranged{{5e-6, 60e-6, 900e-6}, {2e9, 40e9, 80e9}};
+  const double max_size[2] = {65536, 16.0 * 1024 * 1024};
+  auto time = [&](double size) {
+    int p = size <= max_size[0] ? 0 : size <= max_size[1] ? 1 : 2;
+    return ranged.L[p] + size * 0.75 / ranged.B[p];
+  };
+  CollectiveFit fit = fit_collective(parse_nccl_log(all_gather_log(time), "jumps.log"));
+  REQUIRE(fit.ranged());
+  CHECK(fit.large.worst <= 0.01);
+  for (int p = 0; p < 3; ++p) {
+    CHECK(fit.protocols[p].constrained);
+    CHECK(fit.protocols[p].latency_s == doctest::Approx(ranged.L[p]).epsilon(0.02));
+    CHECK(fit.protocols[p].bus_bw_Bps == doctest::Approx(ranged.B[p]).epsilon(0.02));
+  }
+  CHECK(fit[Protocol::LL].max_size_B == max_size[0]);
+  CHECK(fit[Protocol::LL128].max_size_B == max_size[1]);
+  CHECK(std::isinf(fit[Protocol::Simple].max_size_B));
+  // The fitted ranges, not the fastest line, decide: LL128 is slower than LL at 128 KiB.
+  CHECK(fit.pick(131072) == Protocol::LL128);
+  CHECK(fit.predict_time_s(131072) == doctest::Approx(time(131072)).epsilon(0.02));
 }
 
 TEST_CASE("the fit is deterministic") {
@@ -239,33 +291,43 @@ TEST_CASE("the fit is deterministic") {
   CHECK(calibration_yaml(in) == calibration_yaml(in2));
 }
 
-TEST_CASE("calibration YAML values parse back with tpsim's units and keep the fit") {
-  CollectiveFit fit = fit_collective(read_log("dgx-h100-8gpu-nvswitch.log"));
-  CalibrationInputs in{{"dgx-h100-8gpu-nvswitch.log"}, {fit}, std::nullopt, std::nullopt};
-  std::string yaml = calibration_yaml(in);
-  // Read "latency: <time>," and "bus_bandwidth: <bandwidth>," back, in protocol order.
-  auto values = [&](const std::string& key) {
-    std::vector<std::string> out;
-    for (auto pos = yaml.find(key); pos != std::string::npos; pos = yaml.find(key, pos + 1)) {
-      auto start = pos + key.size();
-      out.push_back(yaml.substr(start, yaml.find(',', start) - start));
+TEST_CASE("calibration YAML values parse back with tpsim's units and keep the fit, ranges included") {
+  // DGX H100: an envelope fit, no max_size; OCI RoCE: size ranges, max_size on LL and LL128.
+  for (const char* name : {"dgx-h100-8gpu-nvswitch.log", "oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"}) {
+    INFO(name);
+    CollectiveFit fit = fit_collective(read_log(name));
+    CalibrationInputs in{{name}, {fit}, std::nullopt, std::nullopt};
+    std::istringstream yaml(calibration_yaml(in));
+    // A protocol's line: "<name>: { latency: <time>, bus_bandwidth: <bw>, fitted: <bool>[, max_size: <size>] }".
+    auto value = [](const std::string& line, const std::string& key) -> std::optional<std::string> {
+      auto pos = line.find(key + ": ");
+      if (pos == std::string::npos) return std::nullopt;
+      auto start = pos + key.size() + 2;
+      return line.substr(start, line.find_first_of(", ", start) - start);
+    };
+    CollectiveFit reread = fit;
+    int p = 0;
+    for (std::string line; std::getline(yaml, line);) {
+      if (!value(line, "latency")) continue;
+      REQUIRE(p < 3);
+      ProtocolFit& r = reread.protocols[p];
+      r.latency_s = parse_time(*value(line, "latency"));
+      r.bus_bw_Bps = parse_bandwidth(*value(line, "bus_bandwidth"));
+      auto max_size = value(line, "max_size");
+      r.max_size_B = max_size ? parse_quantity(*max_size, Quantity::size) : INFINITY;
+      CHECK(r.latency_s == doctest::Approx(fit.protocols[p].latency_s).epsilon(5e-4));
+      CHECK(r.bus_bw_Bps == doctest::Approx(fit.protocols[p].bus_bw_Bps).epsilon(5e-4));
+      CHECK(r.max_size_B == fit.protocols[p].max_size_B);  // sizes are written exactly
+      ++p;
     }
-    return out;
-  };
-  auto lat = values("latency: "), bw = values("bus_bandwidth: ");
-  REQUIRE(lat.size() == 3);
-  REQUIRE(bw.size() == 3);
-  CollectiveFit reread = fit;
-  for (int p = 0; p < 3; ++p) {
-    std::string l = lat[p].substr(0, lat[p].find(' '));  // drop alignment padding
-    reread.protocols[p].latency_s = parse_time(l);
-    reread.protocols[p].bus_bw_Bps = parse_bandwidth(bw[p]);
-    CHECK(reread.protocols[p].latency_s == doctest::Approx(fit.protocols[p].latency_s).epsilon(5e-4));
-    CHECK(reread.protocols[p].bus_bw_Bps == doctest::Approx(fit.protocols[p].bus_bw_Bps).epsilon(5e-4));
+    CHECK(p == 3);
+    CHECK(reread.ranged() == (std::string(name).starts_with("oci")));
+    // 4 significant digits move no prediction by more than 0.1%, and change no protocol.
+    for (const FitPoint& pt : fit.points) {
+      CHECK(reread.predict_time_s(pt.size_B) == doctest::Approx(pt.predicted_s).epsilon(1e-3));
+      CHECK(reread.pick(pt.size_B) == pt.protocol);
+    }
   }
-  // 4 significant digits move no prediction by more than 0.1%.
-  for (const FitPoint& p : fit.points)
-    CHECK(reread.predict_time_s(p.size_B) == doctest::Approx(p.predicted_s).epsilon(1e-3));
 }
 
 TEST_CASE("newer nccl-tests layout: version line, Rank lines, N/A cells, all_gather") {
@@ -489,4 +551,39 @@ TEST_CASE("calibration YAML: exact text for one collective") {
   CHECK(format_significant(480.0, 4) == "480");
   CHECK(format_significant(0.0015936, 4) == "0.001594");
   CHECK(format_significant(62648, 4) == "62648");
+}
+
+TEST_CASE("calibration YAML: exact text for protocols by size range, one range empty") {
+  CollectiveFit c;
+  c.source = "roce.log";
+  c.op = CollectiveOp::all_reduce;
+  c.nranks = 16;
+  c.op_source = OpSource::columns;
+  c.nranks_source = NranksSource::comment;
+  c.bus_factor = 1.875;
+  // LL up to 64 KiB; LL128 runs at no measured size (its range ends where LL's does); Simple beyond.
+  c.protocols[0] = {39.49e-6, 3.409e9, true, true, Protocol::LL, 65536};
+  c.protocols[1] = {4232e-6, 76.18e9, false, true, Protocol::Simple, 65536};
+  c.protocols[2] = {4232e-6, 76.18e9, true};
+  c.large = {1024, 24, 0.034, 0.344, 16777216};
+  c.all = {0, 28, 0.034, 0.344, 16777216};
+  CHECK(c.ranged());
+  CHECK(c.pick(65536) == Protocol::LL);
+  CHECK(c.pick(65537) == Protocol::Simple);
+  CalibrationInputs in{{"roce.log"}, {c}, std::nullopt, std::nullopt};
+  CHECK(calibration_yaml(in) ==
+        "# written by tpsim fit from: roce.log\n"
+        "collectives:\n"
+        "  - source: roce.log\n"
+        "    op: all_reduce\n"
+        "    nranks: 16\n"
+        "    # op from the redop/root columns and busbw/algbw; nranks from an 'nranks' comment; bus factor 1.875\n"
+        "    # protocols by size: each runs up to its max_size, the last one beyond\n"
+        "    protocols:\n"
+        "      LL:     { latency: 39.49us, bus_bandwidth: 3.409GBps, fitted: true, max_size: 65536B }\n"
+        "      LL128:  { latency: 4232us,  bus_bandwidth: 76.18GBps, fitted: false, max_size: 65536B }  # runs at no "
+        "measured size: copy of Simple, changes no prediction\n"
+        "      Simple: { latency: 4232us,  bus_bandwidth: 76.18GBps, fitted: true }\n"
+        "    # all sizes: median 0.0340, worst 0.3440 at 16777216B\n"
+        "    residuals: { median: 0.0340, worst: 0.3440, worst_size: 16777216B, min_size: 1024B }\n");
 }

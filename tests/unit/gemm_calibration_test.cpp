@@ -1,0 +1,43 @@
+// A calibration's GEMM table replaces the roofline for the shapes it measured, and the step
+// predictions move with it. (Synthetic table: no GPU run was available to this project yet.)
+#include <doctest/doctest.h>
+
+#include "config/model_card.hpp"
+#include "model/step_cost.hpp"
+
+using namespace tpsim;
+
+TEST_CASE("measured GEMM times replace the roofline in a decode step") {
+  const std::string root = TPSIM_SOURCE_DIR;
+  const ModelCard model = load_model_card(root + "/workloads/models/llama-3.1-8b.yaml");
+  const PlatformDesc platform = load_platform_file(root + "/platforms/2gpu_nvlink.xml");
+  Scenario s;
+  s.engine.graph_launch_s = 0, s.engine.graph_kernel_s = 0;
+  Topology topo(platform, s.hardware, "");
+  CollectiveModel cm(topo, s.collectives, nullptr);
+  const GpuSpec& spec = *platform.gpus[0].spec;
+  const StepOps ops = step_ops(model, 1, {{512, 1}});
+
+  // Calibration: every GEMM of the step measured 1.5x slower than its roofline time.
+  const GpuModel plain = gpu_model(spec, s, nullptr, 2);
+  Calibration cal;
+  double gemm_roofline = 0;
+  for (const Op& op : ops.flatten()) {
+    if (op.kind != OpKind::gemm) continue;
+    const double t = op_time(op, plain);
+    gemm_roofline += t;
+    bool seen = false;
+    for (const auto& g : cal.gemm) seen = seen || (g.m == int(op.m) && g.n == int(op.n) && g.k == int(op.k));
+    if (!seen) cal.gemm.push_back({op.name, int(op.m), int(op.n), int(op.k), "bf16", 1.5 * t});
+  }
+  const GpuModel measured = gpu_model(spec, s, &cal, 2);
+  for (const auto& g : cal.gemm) {
+    Op op;
+    op.kind = OpKind::gemm, op.m = g.m, op.n = g.n, op.k = g.k;
+    CHECK(op_time(op, measured) == doctest::Approx(g.time_s).epsilon(1e-9));  // reproduced at every recorded shape
+  }
+  const double before = plan_step(ops, plain, cm, {0}).closed_form_s();
+  const double after = plan_step(ops, measured, cm, {0}).closed_form_s();
+  // The step grows by exactly the extra GEMM time: 0.5 x the GEMMs' roofline time.
+  CHECK(after - before == doctest::Approx(0.5 * gemm_roofline).epsilon(1e-6));
+}
