@@ -1,7 +1,9 @@
 #include "scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <functional>
 #include <set>
 
@@ -25,11 +27,32 @@ const char* objective_name(Objective o) {
 
 namespace {
 
+// Resource limits: beyond them a run's memory or time is not sensible, so the value is refused
+// with its location (tests/bad_input/too_many_*.yaml, too_long_*.yaml), never clipped.
+constexpr double MAX_REQUESTS = 10'000'000;  // requests of one run: each is kept in memory
+constexpr double MAX_BATCH = 1'000'000;      // sequences per replica (closed batch, max_num_seqs)
+constexpr double MAX_TOKENS = 10'000'000;    // tokens of one prompt or output: beyond any context window
+constexpr double MAX_SIGMA = 4;              // lognormal shape: sigma 4 is a CV of ~3000 already
+constexpr double MAX_GPU_INDEX = 1'000'000;  // GPU indices and TP degrees
+
+// A whole number or a count for messages: "20000000", "1.5", "1e+300".
+std::string count(double v) { return std::fabs(v) < 1e15 ? fmt::format("{}", v) : fmt::format("{:g}", v); }
+
+// Why a value of a key or a sweep is refused ("" = accepted).
+std::string whole_in(double v, double low, double high, const std::string& what) {
+  if (v != std::floor(v)) return "must be a whole number of " + what + ", not " + count(v);
+  if (v < low) return "must be at least " + count(low);
+  if (v > high) return "is " + count(v) + "; tpsim refuses more than " + count(high) + " " + what;
+  return "";
+}
+std::string positive_value(double v) { return v > 0 ? "" : "must be positive"; }
+
 struct Sweepable {
   std::string name;
   std::string unit;              // printed unit of SI values
   std::optional<Quantity> quantity;  // how values are written; nullopt = plain number
   std::function<void(Scenario&, double)> apply;
+  std::function<std::string(double)> refuse = nullptr;  // why a value is refused ("" or empty = accepted)
 };
 
 LinkOverride& link_override(Scenario& s, const std::string& kind) { return s.hardware.links[kind]; }
@@ -38,17 +61,21 @@ const std::vector<Sweepable>& sweepables() {
   static const std::vector<Sweepable> table = [] {
     std::vector<Sweepable> t{
         {"collectives.fixed_latency", "s", Quantity::time, [](Scenario& s, double v) { s.collectives.fixed_latency_s = v; }},
-        {"hardware.hbm_bandwidth", "B/s", Quantity::bandwidth, [](Scenario& s, double v) { s.hardware.hbm_bandwidth_Bps = v; }},
-        {"workload.batch", "sequences", std::nullopt, [](Scenario& s, double v) { s.workload.batch = int(v); }},
-        {"workload.prompt_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.prompt = {LengthDist::fixed, v}; }},
-        {"workload.output_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.output = {LengthDist::fixed, v}; }},
-        {"workload.rate", "requests/s", std::nullopt, [](Scenario& s, double v) { s.workload.rate_per_s = v; }},
+        {"hardware.hbm_bandwidth", "B/s", Quantity::bandwidth, [](Scenario& s, double v) { s.hardware.hbm_bandwidth_Bps = v; },
+         positive_value},
+        {"workload.batch", "sequences", std::nullopt, [](Scenario& s, double v) { s.workload.batch = int(v); },
+         [](double v) { return whole_in(v, 1, MAX_BATCH, "sequences per replica"); }},
+        {"workload.prompt_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.prompt = {LengthDist::fixed, v}; },
+         [](double v) { return whole_in(v, 1, MAX_TOKENS, "tokens per request"); }},
+        {"workload.output_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.output = {LengthDist::fixed, v}; },
+         [](double v) { return whole_in(v, 1, MAX_TOKENS, "tokens per request"); }},
+        {"workload.rate", "requests/s", std::nullopt, [](Scenario& s, double v) { s.workload.rate_per_s = v; }, positive_value},
         {"engine.host_overhead", "s", Quantity::time, [](Scenario& s, double v) { s.engine.host_overhead_s = v; }},
     };
     for (const char* kind : {"nvlink", "nvswitch", "pcie", "pcie_switch", "host_bridge", "upi", "nic", "fabric"}) {
       std::string k = kind;
       t.push_back({"links." + k + ".bandwidth", "B/s", Quantity::bandwidth,
-                   [k](Scenario& s, double v) { link_override(s, k).bandwidth_Bps = v; }});
+                   [k](Scenario& s, double v) { link_override(s, k).bandwidth_Bps = v; }, positive_value});
       t.push_back({"links." + k + ".latency", "s", Quantity::time,
                    [k](Scenario& s, double v) { link_override(s, k).latency_s = v; }});
     }
@@ -82,20 +109,29 @@ double positive(const YamlMap& m, const std::string& key, double v) {
   return v;
 }
 
+// A key's value must not exceed `limit`; `why` says what grows with it.
+double at_most(const YamlMap& m, const std::string& key, double v, double limit, const std::string& why) {
+  if (v > limit) m.fail(m.node(key), "'" + key + "' is " + count(v) + "; tpsim refuses more than " + count(limit) + " " + why);
+  return v;
+}
+
 LengthSpec read_length(const YamlMap& parent, const std::string& key, LengthSpec fallback) {
   if (!parent.has(key)) return fallback;
   YAML::Node n = parent.node(key);
-  if (n.IsScalar()) return {LengthDist::fixed, positive(parent, key, double(parent.integer(key)))};
+  const std::string why = "tokens per request (longer than any model's context)";
+  if (n.IsScalar()) return {LengthDist::fixed, at_most(parent, key, positive(parent, key, double(parent.integer(key))), MAX_TOKENS, why)};
   YamlMap m(parent.file(), n, "'" + key + "'");
   m.check_keys({"dist", "value", "low", "high", "mean", "sigma"});
   const std::string dist = m.str("dist");
-  if (dist == "fixed") return {LengthDist::fixed, positive(m, "value", m.number("value"))};
+  if (dist == "fixed") return {LengthDist::fixed, at_most(m, "value", positive(m, "value", m.number("value")), MAX_TOKENS, why)};
   if (dist == "uniform") {
-    LengthSpec l{LengthDist::uniform, positive(m, "low", m.number("low")), m.number("high")};
+    LengthSpec l{LengthDist::uniform, positive(m, "low", m.number("low")), at_most(m, "high", m.number("high"), MAX_TOKENS, why)};
     if (l.high < l.value) m.fail(m.node("high"), "'high' must be >= 'low'");
     return l;
   }
-  if (dist == "lognormal") return {LengthDist::lognormal, positive(m, "mean", m.number("mean")), 0, positive(m, "sigma", m.number("sigma"))};
+  if (dist == "lognormal")
+    return {LengthDist::lognormal, at_most(m, "mean", positive(m, "mean", m.number("mean")), MAX_TOKENS, why), 0,
+            at_most(m, "sigma", positive(m, "sigma", m.number("sigma")), MAX_SIGMA, "(wider than any measured length distribution)")};
   m.fail(m.node("dist"), "'dist' must be fixed, uniform or lognormal, not '" + dist + "'" +
                              did_you_mean(dist, {"fixed", "uniform", "lognormal"}));
 }
@@ -110,17 +146,21 @@ WorkloadSpec read_workload(const YamlMap& m) {
   if (it == kinds.end())
     m.fail(m.node("arrivals"), "'arrivals' must be one of closed, poisson, gamma, constant, trace" + did_you_mean(arrivals, kinds));
   w.arrivals = static_cast<ArrivalKind>(it - kinds.begin());
-  w.batch = static_cast<int>(m.integer_or("batch", 1));
-  if (w.batch < 1) m.fail(m.node("batch"), "'batch' must be at least 1");
+  const long batch = m.integer_or("batch", 1);
+  if (batch < 1) m.fail(m.node("batch"), "'batch' must be at least 1");
+  w.batch = static_cast<int>(at_most(m, "batch", double(batch), MAX_BATCH, "sequences per replica (memory grows with the batch)"));
   w.prompt = read_length(m, "prompt_tokens", w.prompt);
   w.output = read_length(m, "output_tokens", w.output);
   if (m.has("rate_per_s")) w.rate_per_s = positive(m, "rate_per_s", m.number("rate_per_s"));
   if (m.has("burstiness")) w.burstiness = positive(m, "burstiness", m.number("burstiness"));
   w.requests = m.integer_or("requests", 0);
   if (w.requests < 0) m.fail(m.node("requests"), "'requests' must be positive");
-  if (w.requests > 10'000'000)
+  if (w.requests > MAX_REQUESTS)
     m.fail(m.node("requests"), "'requests' is " + std::to_string(w.requests) + "; tpsim refuses more than 10000000 (memory grows with requests)");
   w.duration_s = m.quantity_or("duration", Quantity::time, 0);
+  if (w.requests == 0 && w.rate_per_s * w.duration_s > MAX_REQUESTS)
+    m.fail(m.node("duration"), "'duration' at 'rate_per_s' makes " + count(std::ceil(w.rate_per_s * w.duration_s)) +
+                                   " requests; tpsim refuses more than 10000000 (memory grows with requests)");
   if (m.has("trace")) w.trace_path = existing_file(m, "trace", "trace file");
   const bool open = w.arrivals != ArrivalKind::closed;
   if (open && w.arrivals != ArrivalKind::trace && w.rate_per_s <= 0)
@@ -134,15 +174,16 @@ WorkloadSpec read_workload(const YamlMap& m) {
 SchedulerSpec read_scheduler(const YamlMap& m) {
   m.check_keys({"max_num_seqs", "max_batched_tokens", "chunked_prefill", "gpu_memory_utilization", "block_size", "router"});
   SchedulerSpec s;
-  s.max_num_seqs = static_cast<int>(m.integer_or("max_num_seqs", s.max_num_seqs));
-  s.max_batched_tokens = static_cast<int>(m.integer_or("max_batched_tokens", s.max_batched_tokens));
+  const long seqs = m.integer_or("max_num_seqs", s.max_num_seqs), budget = m.integer_or("max_batched_tokens", s.max_batched_tokens),
+             block = m.integer_or("block_size", s.block_size);
+  if (seqs < 1 || budget < 1 || block < 1) m.fail(m.raw(), "scheduler limits must be at least 1");
+  s.max_num_seqs = static_cast<int>(at_most(m, "max_num_seqs", double(seqs), MAX_BATCH, "sequences per replica"));
+  s.max_batched_tokens = static_cast<int>(at_most(m, "max_batched_tokens", double(budget), MAX_TOKENS, "tokens per step"));
+  s.block_size = static_cast<int>(at_most(m, "block_size", double(block), MAX_TOKENS, "tokens per block"));
   s.chunked_prefill = m.boolean_or("chunked_prefill", false);
   s.gpu_memory_utilization = m.number_or("gpu_memory_utilization", s.gpu_memory_utilization);
   if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
     m.fail(m.node("gpu_memory_utilization"), "'gpu_memory_utilization' must be in (0, 1]");
-  s.block_size = static_cast<int>(m.integer_or("block_size", s.block_size));
-  if (s.max_num_seqs < 1 || s.max_batched_tokens < 1 || s.block_size < 1)
-    m.fail(m.raw(), "scheduler limits must be at least 1");
   s.router = m.str_or("router", s.router);
   const std::vector<std::string> routers{"round_robin", "least_outstanding", "least_kv"};
   if (std::find(routers.begin(), routers.end(), s.router) == routers.end())
@@ -211,8 +252,12 @@ SloSpec read_slo(const YamlMap& m) {
   return s;
 }
 
+// A sweep value passes the checks of the key it stands for.
 double sweep_value(const YamlMap& m, const YAML::Node& n, const Sweepable& p) {
-  return p.quantity ? quantity_of(m.file(), n, *p.quantity, "sweep value") : number_of(m.file(), n, "sweep value");
+  const double v = p.quantity ? quantity_of(m.file(), n, *p.quantity, "sweep value") : number_of(m.file(), n, "sweep value");
+  if (p.refuse)
+    if (const std::string why = p.refuse(v); !why.empty()) m.fail(n, "sweep value of '" + p.name + "' " + why);
+  return v;
 }
 
 SweepSpec read_sweep(const YamlMap& m) {
@@ -228,13 +273,16 @@ SweepSpec read_sweep(const YamlMap& m) {
   s.unit = p->unit;
   if (m.has("values")) {
     YAML::Node v = m.node("values");
-    if (!v.IsSequence() || v.size() < 2) m.fail(v, "'values' must be a list of at least two values");
+    if (!v.IsSequence() || v.size() < 2 || v.size() > 1000) m.fail(v, "'values' must be a list of 2 to 1000 values");
     for (const auto& x : v) s.values.push_back(sweep_value(m, x, *p));
   } else {
     const double from = sweep_value(m, m.node("from"), *p), to = sweep_value(m, m.node("to"), *p);
     const long steps = m.integer("steps");
     if (steps < 2 || steps > 1000) m.fail(m.node("steps"), "'steps' must be between 2 and 1000");
     for (long i = 0; i < steps; ++i) s.values.push_back(from + (to - from) * double(i) / double(steps - 1));
+    for (double x : s.values)
+      if (p->refuse && !p->refuse(x).empty())
+        m.fail(m.node("steps"), "'steps' gives '" + p->name + "' the value " + count(x) + ", not a whole number; choose steps so that every value is whole, or list 'values'");
   }
   if (!std::is_sorted(s.values.begin(), s.values.end())) m.fail(m.raw(), "sweep values must be in increasing order");
   return s;
@@ -246,18 +294,29 @@ std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
   for (const auto& x : n) {
     long v = integer_of(m.file(), x, "GPU index");
     if (v < 0) m.fail(x, "GPU index must be >= 0");
+    if (v > MAX_GPU_INDEX) m.fail(x, "GPU index " + std::to_string(v) + " is not in any platform (at most " + count(MAX_GPU_INDEX) + ")");
     g.push_back(static_cast<int>(v));
   }
   return g;
 }
 
 ConfigSpec read_config(const YamlMap& m) {
-  m.check_keys({"name", "tp", "layout"});
+  m.check_keys({"name", "tp", "layout", "replicas"});
   ConfigSpec c;
   c.where = location_of(m.file(), m.raw());
-  c.tp = static_cast<int>(m.integer("tp"));
-  if (c.tp < 1) m.fail(m.node("tp"), "'tp' must be at least 1");
+  const long tp = m.integer("tp");
+  if (tp < 1) m.fail(m.node("tp"), "'tp' must be at least 1");
+  c.tp = static_cast<int>(at_most(m, "tp", double(tp), MAX_GPU_INDEX, "GPUs per replica"));
   YAML::Node layout = m.node("layout");
+  if (layout.IsScalar() && layout.Scalar() == "auto") {
+    const long replicas = m.integer_or("replicas", 0);
+    if (replicas < 0 || (m.has("replicas") && replicas == 0)) m.fail(m.node("replicas"), "'replicas' must be at least 1");
+    c.auto_replicas = static_cast<int>(replicas);
+    c.name = m.str_or("name", "");
+    if (c.name.empty()) c.name = "auto TP=" + std::to_string(c.tp);
+    return c;
+  }
+  if (m.has("replicas")) m.fail(m.node("replicas"), "'replicas' goes with 'layout: auto'; an explicit layout lists its replicas");
   if (!layout.IsSequence() || layout.size() == 0) m.fail(layout, "'layout' must be a list of replicas, each a list of GPUs");
   std::set<int> seen;
   for (const auto& replica : layout) {
@@ -327,6 +386,10 @@ Scenario load_scenario(const std::string& path) {
     if (s.objective == Objective::slo && !m.has("slo")) m.fail(m.node("objective"), "objective 'slo' needs an 'slo' section");
   }
   if (m.has("sweep")) s.sweep = read_sweep(m.map("sweep"));
+  const WorkloadSpec& w = s.workload;
+  if (s.sweep && s.sweep->parameter == "workload.rate" && w.requests == 0 && s.sweep->values.back() * w.duration_s > MAX_REQUESTS)
+    m.fail(m.map("sweep").raw(), "sweep rate " + count(s.sweep->values.back()) + "/s over 'duration' makes " +
+                                     count(std::ceil(s.sweep->values.back() * w.duration_s)) + " requests; tpsim refuses more than 10000000");
   return s;
 }
 

@@ -16,7 +16,8 @@ namespace tpsim {
 struct ConfigSpec {
   std::string name;
   int tp = 1;                               // tensor-parallel degree (GPUs per replica)
-  std::vector<std::vector<int>> layout;     // one GPU list per replica
+  std::vector<std::vector<int>> layout;     // one GPU list per replica (empty until placed when auto)
+  std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
   Location where;                           // for errors found later (e.g. GPU not in platform)
 };
 

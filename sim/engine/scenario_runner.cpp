@@ -10,6 +10,7 @@
 #include "config/model_card.hpp"
 #include "config/platform_file.hpp"
 #include "engine.hpp"
+#include "model/placement.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -32,6 +33,10 @@ Inputs load_inputs(const Scenario& s) {
     } catch (const ValueError& e) {
       throw InputError(c.where, e.what());
     }
+    const int wanted = c.auto_replicas ? std::max(1, *c.auto_replicas) * c.tp : 0;
+    if (c.auto_replicas && wanted > int(in.platform.gpus.size()))
+      throw InputError(c.where, fmt::format("layout: auto needs {} GPUs ({} replicas x TP={}); {} has {}", wanted,
+                                            std::max(1, *c.auto_replicas), c.tp, s.platform_path, in.platform.gpus.size()));
     for (const auto& replica : c.layout)
       for (int g : replica)
         if (!in.platform.gpu(g))
@@ -201,7 +206,17 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
   std::vector<ConfigResult> out;
   for (std::size_t i = 0; i < s.configs.size(); ++i) {
     if (opt.progress) opt.progress(fmt::format("{}{} ({}/{})", label, s.configs[i].name, i + 1, s.configs.size()));
-    out.push_back(run_config(s, in, s.configs[i], topo, cm, opt));
+    ConfigSpec c = s.configs[i];
+    std::string placed;
+    if (c.auto_replicas) {
+      // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
+      const double d = in.model.hidden_size * 2.0;
+      const Placement p = place_groups(cm, c.tp, *c.auto_replicas, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
+      c.layout = p.layout;
+      placed = "layout: auto: " + p.reason;
+    }
+    out.push_back(run_config(s, in, c, topo, cm, opt));
+    if (!placed.empty()) out.back().notes.push_back(placed);
   }
   return out;
 }

@@ -80,3 +80,13 @@ TEST_CASE("the trace shows each GPU's ops and the 2L all-reduce seams of a step"
   CHECK(requests == 2);
   CHECK(r.configs[0].requests_completed == 2);
 }
+
+TEST_CASE("layout: auto puts two TP=2 groups on the NVLink pairs of the design exercise's box") {
+  const ScenarioResult box = run_scenario(load_scenario(ROOT + "/tests/data/auto_layout.yaml"), {});
+  CHECK(box.configs[0].layout == std::vector<std::vector<int>>{{0, 1}, {2, 3}});
+}
+
+TEST_CASE("layout: auto avoids the lesson's broken NVLink pair") {
+  const ScenarioResult lesson = run_scenario(load_scenario(ROOT + "/scenarios/h100_nvlink_down.yaml"), {});
+  CHECK(config(lesson, "TP=2 placed by tpsim").layout == std::vector<std::vector<int>>{{2, 3}});
+}

@@ -1,0 +1,180 @@
+#include "placement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <limits>
+#include <map>
+
+#include "util/error.hpp"
+#include "util/units.hpp"
+
+namespace tpsim {
+namespace {
+
+class Search {
+public:
+  Search(const CollectiveModel& cm, int tp, int k, double prefill, double decode)
+      : cm_(cm), tp_(tp), k_(k), prefill_(prefill), decode_(decode), capacity_(cm.resource_capacities()) {
+    for (const auto& g : cm.topology().platform().gpus) gpus_.push_back(g.index);
+  }
+
+  double group_cost(const std::vector<int>& g) {
+    auto it = group_cost_.find(g);
+    if (it != group_cost_.end()) return it->second;
+    double c = 0;
+    if (g.size() > 1) {
+      try {
+        c = cm_.plan(CollectiveOp::all_reduce, prefill_, g).time_s() + cm_.plan(CollectiveOp::all_reduce, decode_, g).time_s();
+      } catch (const ValueError&) {
+        c = std::numeric_limits<double>::infinity();  // some pair of the group is not connected
+      }
+    }
+    return group_cost_[g] = c;
+  }
+
+  // Extra time when a group's links are already used by placed groups: their bus bytes on the shared link.
+  double sharing_cost(const std::vector<int>& g) const {
+    if (g.size() < 2) return 0;
+    double c = 0;
+    const double bytes = prefill_ * bus_factor(CollectiveOp::all_reduce, tp_);
+    for (const auto& l : cm_.links_used(g)) {
+      const int r = cm_.resource_of(l);
+      auto u = use_.find(r);
+      if (u != use_.end() && u->second > 0) c += bytes / capacity_[r];
+    }
+    return c;
+  }
+
+  void use(const std::vector<int>& g, int delta) {
+    if (g.size() < 2) return;
+    for (const auto& l : cm_.links_used(g)) use_[cm_.resource_of(l)] += delta;
+  }
+
+  // Branch and bound keeping the best two layouts.
+  void exact(std::size_t from, std::vector<bool>& taken, std::vector<std::vector<int>>& groups, double cost) {
+    if (cost >= second_.cost_s) return;
+    if (int(groups.size()) == k_) {
+      if (cost < best_.cost_s) second_ = best_, best_ = {groups, cost, true, ""};
+      else second_ = {groups, cost, true, ""};
+      return;
+    }
+    for (std::size_t f = from; f < gpus_.size(); ++f) {
+      if (taken[f]) continue;
+      if (int(gpus_.size() - f) < (k_ - int(groups.size())) * tp_) break;
+      std::vector<int> g{gpus_[f]};
+      taken[f] = true;
+      choose(f + 1, f, g, taken, groups, cost);
+      taken[f] = false;
+    }
+  }
+
+  // Completes the group started at gpus_[first]; groups are enumerated by increasing first GPU.
+  void choose(std::size_t next, std::size_t first, std::vector<int>& g, std::vector<bool>& taken,
+              std::vector<std::vector<int>>& groups, double cost) {
+    if (int(g.size()) == tp_) {
+      const double add = group_cost(g) + sharing_cost(g);
+      groups.push_back(g);
+      use(g, +1);
+      exact(first + 1, taken, groups, cost + add);
+      use(g, -1);
+      groups.pop_back();
+      return;
+    }
+    for (std::size_t i = next; i < gpus_.size(); ++i) {
+      if (taken[i]) continue;
+      taken[i] = true;
+      g.push_back(gpus_[i]);
+      choose(i + 1, first, g, taken, groups, cost);
+      g.pop_back();
+      taken[i] = false;
+    }
+  }
+
+  Placement greedy() {
+    std::vector<bool> taken(gpus_.size(), false);
+    Placement p{{}, 0, false, ""};
+    for (int r = 0; r < k_; ++r) {
+      std::size_t f = 0;
+      while (taken[f]) ++f;
+      std::vector<int> g{gpus_[f]};
+      taken[f] = true;
+      while (int(g.size()) < tp_) {
+        std::size_t best = gpus_.size();
+        double best_t = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < gpus_.size(); ++i) {
+          if (taken[i]) continue;
+          double t = 0;
+          for (int m : g) {
+            const GpuPath& path = cm_.topology().path(m, gpus_[i]);
+            t = std::max(t, path.latency_s + prefill_ / path.bottleneck_Bps);
+          }
+          if (t < best_t) best_t = t, best = i;
+        }
+        g.push_back(gpus_[best]);
+        taken[best] = true;
+      }
+      std::sort(g.begin(), g.end());
+      p.cost_s += group_cost(g) + sharing_cost(g);
+      use(g, +1);
+      p.layout.push_back(g);
+    }
+    return p;
+  }
+
+  Placement run() {
+    const int n = int(gpus_.size());
+    if (k_ * tp_ > n)
+      throw ValueError(fmt::format("layout: auto needs {} x {} GPUs; {} has {}", k_, tp_, cm_.topology().platform().file, n));
+    if (n <= 16 && tp_ <= 4) {
+      std::vector<bool> taken(gpus_.size(), false);
+      std::vector<std::vector<int>> groups;
+      best_.cost_s = second_.cost_s = std::numeric_limits<double>::infinity();
+      exact(0, taken, groups, 0);
+      return best_;
+    }
+    return greedy();
+  }
+
+  const Placement& runner_up() const { return second_; }
+
+private:
+  const CollectiveModel& cm_;
+  int tp_, k_;
+  double prefill_, decode_;
+  std::vector<double> capacity_;
+  std::vector<int> gpus_;
+  std::map<std::vector<int>, double> group_cost_;
+  std::map<int, int> use_;
+  Placement best_, second_;
+};
+
+std::string describe(const CollectiveModel& cm, const std::vector<std::vector<int>>& layout) {
+  std::vector<std::string> parts;
+  for (const auto& g : layout) {
+    PathClass worst = PathClass::NVL;
+    for (std::size_t i = 0; i + 1 < g.size() + (g.size() > 2); ++i)
+      worst = std::max(worst, cm.topology().path(g[i], g[(i + 1) % g.size()]).path_class);
+    parts.push_back(fmt::format("({}) {}", fmt::join(g, ","), g.size() > 1 ? path_class_name(worst) : "single GPU"));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+Placement place_groups(const CollectiveModel& cm, int tp, int replicas, double prefill_bytes, double decode_bytes) {
+  const int k = replicas > 0 ? replicas : int(cm.topology().platform().gpus.size()) / tp;
+  Search search(cm, tp, std::max(1, k), prefill_bytes, decode_bytes);
+  Placement p = search.run();
+  p.reason = fmt::format("{} search placed {}: one {} prefill and one {} decode all-reduce in every group take {} in all",
+                         p.exact ? "exact" : "greedy (heuristic: more than 16 GPUs or groups above 4)", describe(cm, p.layout),
+                         format_size(prefill_bytes), format_size(decode_bytes), format_time(p.cost_s));
+  const Placement& alt = search.runner_up();
+  if (p.exact && !alt.layout.empty() && std::isfinite(alt.cost_s))
+    p.reason += fmt::format(" (with the time shared links add); the best other layout, {}, would take {}", describe(cm, alt.layout),
+                            format_time(alt.cost_s));
+  return p;
+}
+
+}  // namespace tpsim
