@@ -89,6 +89,41 @@ const CollectivePlan* first_collective(const StepPlan& p) {
   return nullptr;
 }
 
+// Time average of the number of requests in the system over [from, to], by sweeping arrivals
+// (+1) and completions (-1) in time order.
+double time_average_in_system(const std::vector<RequestRecord>& records, double from, double to) {
+  std::vector<std::pair<double, int>> events;
+  for (const auto& rec : records) events.push_back({rec.arrival_s, +1}), events.push_back({rec.finish_s, -1});
+  std::sort(events.begin(), events.end());
+  double area = 0, last = from;
+  int n = 0;
+  for (const auto& [t, d] : events) {
+    area += n * (t - last);
+    last = t;
+    n += d;
+  }
+  return to > from ? area / (to - from) : 0;
+}
+
+// Saturation: the queue keeps growing. A stable system's queueing delay is bounded, so the last
+// quarter of arrivals waits about as long as the first; an overloaded one's wait grows with every
+// arrival. Saturated when the last quarter waits longer than the first by more than the median
+// service time (scheduling to completion).
+bool queue_grows(std::vector<RequestRecord> records) {
+  if (records.size() < 8) return false;
+  std::vector<double> service;
+  for (const auto& r : records) service.push_back(r.finish_s - r.scheduled_s);
+  const double median_service = percentiles(service).p50;
+  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
+  const std::size_t q = records.size() / 4;
+  double first = 0, last = 0;
+  for (std::size_t i = 0; i < q; ++i) {
+    first += records[i].scheduled_s - records[i].arrival_s;
+    last += records[records.size() - 1 - i].scheduled_s - records[records.size() - 1 - i].arrival_s;
+  }
+  return (last - first) / double(q) > median_service;
+}
+
 void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   std::vector<double> ttft, tpot, e2e, queue, itl;
   double first_arrival = std::numeric_limits<double>::infinity(), last_finish = 0, tokens = 0, in_system = 0;
@@ -121,7 +156,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   if (span > 0) {
     r.throughput_tok_s = tokens / span;
     r.throughput_req_s = n / span;
-    r.mean_in_system = in_system / span;
+    r.mean_in_system = time_average_in_system(run.records, first_arrival, last_finish);
     r.goodput_req_s = double(good) / span;
   }
   int gpus = 0;
@@ -132,7 +167,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
     double last_arrival = 0;
     for (const auto& rec : run.records) last_arrival = std::max(last_arrival, rec.arrival_s);
     r.offered_rate_req_s = last_arrival > first_arrival ? (n - 1) / (last_arrival - first_arrival) : 0;
-    r.saturated = r.offered_rate_req_s > 0 && r.throughput_req_s < 0.9 * r.offered_rate_req_s;
+    r.saturated = r.offered_rate_req_s > 0 && queue_grows(run.records);
   }
   r.records = std::move(run.records);
 }

@@ -54,7 +54,8 @@ bool ReplicaScheduler::next_step(Step& step, double now) {
       if (!chunked && chunk > budget && step.tokens > 0) break;  // a whole prompt, or the step is full
       if (chunked) chunk = std::min(chunk, budget);
       if (!grow(s, s.computed + chunk)) break;
-      if (s.rec.scheduled_s < 0) s.rec.scheduled_s = now;
+      // `now` is the engine clock minus the run's start: clamp the bits that subtraction loses.
+      if (s.rec.scheduled_s < 0) s.rec.scheduled_s = std::max(now, s.req.arrival_s);
       step.work.push_back({s.computed, chunk});
       step.slots.push_back(int(running_.size()));
       step.tokens += chunk;

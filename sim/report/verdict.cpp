@@ -59,6 +59,10 @@ void explain(ScenarioResult& r) {
                             c.prefill.total() * 1e3);
     if (c.saturated) others += " (saturated: it completes fewer requests per second than arrive)";
   }
+  for (const auto& c : r.configs)
+    if (c.preemptions > 0)
+      others += fmt::format("; {} preempted sequences {} times: its KV cache holds {} blocks per replica, what {:.1f} GB of weights per GPU leave",
+                            c.name, c.preemptions, c.memory.kv_blocks, c.memory.weights_B / 1e9);
   r.reason = fmt::format("{} has the best {} ({}){}{}", win->name, r.objective, objective_metric(*win, r.objective),
                          others.empty() ? "" : " vs ", others);
   const ConfigResult* per_gpu = win;

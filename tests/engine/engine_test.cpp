@@ -3,6 +3,7 @@
 
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
+#include "report/verdict.hpp"
 #include "report/writers.hpp"
 #include "model/trace.hpp"
 
@@ -89,4 +90,26 @@ TEST_CASE("layout: auto puts two TP=2 groups on the NVLink pairs of the design e
 TEST_CASE("layout: auto avoids the lesson's broken NVLink pair") {
   const ScenarioResult lesson = run_scenario(load_scenario(ROOT + "/scenarios/h100_nvlink_down.yaml"), {});
   CHECK(config(lesson, "TP=2 placed by tpsim").layout == std::vector<std::vector<int>>{{2, 3}});
+}
+
+TEST_CASE("below saturation: throughput equals the arrival rate and Little's law holds") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/moderate_load.yaml"), {});
+  const ConfigResult& c = r.configs[0];
+  CHECK(c.requests_completed + c.requests_dropped == 600);
+  CHECK_FALSE(c.saturated);
+  // Little: L (time average in system, swept from arrival/completion events) = lambda x W, with
+  // lambda the measured arrival rate and W the mean end-to-end time.
+  CHECK(c.mean_in_system == doctest::Approx(c.offered_rate_req_s * c.e2e_s.mean).epsilon(0.02));
+  // Completions keep up: 600 requests over the arrival window plus one typical request time.
+  CHECK(c.throughput_req_s == doctest::Approx(c.offered_rate_req_s).epsilon(0.05));
+}
+
+TEST_CASE("KV-cache pressure: one GPU per replica preempts, TP=2 with twice the memory does not") {
+  ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/kv_pressure_qwen32b.yaml"), {});
+  explain(r);
+  CHECK(config(r, "2xTP=1").preemptions > 0);
+  CHECK(config(r, "TP=2 NVLink pair").preemptions == 0);
+  // Weights per GPU: 65.5 GB at TP=1, half of the sharded part at TP=2: far more KV blocks.
+  CHECK(config(r, "TP=2 NVLink pair").memory.kv_blocks > 5 * config(r, "2xTP=1").memory.kv_blocks);
+  CHECK(r.reason.find("preempted") != std::string::npos);
 }
