@@ -42,6 +42,8 @@ double parse_timestamp(const std::string& s) {
   int Y, M, D, h, m;
   double sec;
   if (std::sscanf(s.c_str(), "%d-%d-%d %d:%d:%lf", &Y, &M, &D, &h, &m, &sec) == 6) {
+    if (Y < 1 || Y > 9999 || M < 1 || M > 12 || D < 1 || D > 31 || h < 0 || h > 23 || m < 0 || m > 59 || !(sec >= 0 && sec < 61))
+      throw ValueError("'" + s + "' is not a date and time (YYYY-MM-DD HH:MM:SS)");
     // days from civil (Howard Hinnant's algorithm)
     Y -= M <= 2;
     const int era = (Y >= 0 ? Y : Y - 399) / 400;
@@ -97,8 +99,11 @@ std::vector<Request> read_trace(const std::string& path) {
         auto k = line.find(std::string("\"") + key + "\"");
         if (k == std::string::npos) throw InputError({path, lineno, 1}, std::string("missing \"") + key + "\"");
         auto colon = line.find(':', k);
-        auto end = line.find_first_of(",}", colon);
-        return split_fields(line.substr(colon + 1, end - colon - 1), ',').at(0);
+        auto end = colon == std::string::npos ? colon : line.find_first_of(",}", colon);
+        auto value = colon == std::string::npos ? std::vector<std::string>{} : split_fields(line.substr(colon + 1, end - colon - 1), ',');
+        if (value.empty() || value[0].empty())
+          throw InputError({path, lineno, int(k) + 1}, std::string("\"") + key + "\" has no value");
+        return value[0];
       };
       f = {field("timestamp"), field("prompt_tokens"), field("output_tokens")};
       t_col = 0, p_col = 1, o_col = 2;
@@ -120,13 +125,20 @@ std::vector<Request> read_trace(const std::string& path) {
     Request r;
     try {
       r.arrival_s = parse_timestamp(f[t_col]);
-      r.prompt_tokens = std::lround(parse_number(f[p_col]));
-      r.output_tokens = std::lround(parse_number(f[o_col]));
+      // Beyond any model's context (and the scenario's limit): refused, never rounded into a long it overflows.
+      auto tokens = [](const std::string& text) {
+        const double v = parse_number(text);
+        if (v > 10'000'000) throw ValueError("'" + text + "' tokens: tpsim refuses more than 10000000 tokens per request");
+        return v < 0 ? 0L : std::lround(v);  // below 1: refused below
+      };
+      r.prompt_tokens = tokens(f[p_col]);
+      r.output_tokens = tokens(f[o_col]);
     } catch (const ValueError& e) {
       throw InputError({path, lineno, 1}, e.what());
     }
     if (out.empty()) t0 = r.arrival_s;
     r.arrival_s -= t0;
+    if (!std::isfinite(r.arrival_s)) throw InputError({path, lineno, 1}, "timestamp is too far from the first one");
     if (r.prompt_tokens < 1 || r.output_tokens < 1) throw InputError({path, lineno, 1}, "token counts must be at least 1");
     if (!out.empty() && r.arrival_s < out.back().arrival_s) throw InputError({path, lineno, 1}, "timestamps must not decrease");
     r.id = long(out.size());

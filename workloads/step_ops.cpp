@@ -1,5 +1,7 @@
 #include "step_ops.hpp"
 
+#include <algorithm>
+
 #include "util/error.hpp"
 
 namespace tpsim {
@@ -16,7 +18,10 @@ const char* collective_op_name(CollectiveOp op) {
 
 std::vector<Op> StepOps::flatten() const {
   std::vector<Op> all = prologue;
-  for (int l = 0; l < layers; ++l) all.insert(all.end(), layer.begin(), layer.end());
+  for (std::size_t s = 0; s < stage_layers.size(); ++s) {
+    if (s > 0) all.push_back(stage_send);
+    for (int l = 0; l < stage_layers[s]; ++l) all.insert(all.end(), layer.begin(), layer.end());
+  }
   all.insert(all.end(), epilogue.begin(), epilogue.end());
   return all;
 }
@@ -71,18 +76,27 @@ Op collective(const char* name, CollectiveOp kind, double bytes) {
 
 }  // namespace
 
-double weight_bytes_per_rank(const ModelCard& model, int tp) {
+std::vector<int> stage_layers(const ModelCard& model, int pp) {
+  if (pp < 1 || pp > model.num_layers)
+    throw ValueError("PP=" + std::to_string(pp) + " needs between 1 and the " + std::to_string(model.num_layers) + " layers of " + model.name);
+  std::vector<int> layers(pp, model.num_layers / pp);
+  for (int s = 0; s < model.num_layers % pp; ++s) ++layers[s];
+  return layers;
+}
+
+double weight_bytes_per_rank(const ModelCard& model, int tp, int pp) {
   const double s = model.weight_bytes_per_param;
-  return (model.num_layers * model.layer_params() + model.lm_head_params()) * s / tp +
-         (model.embedding_params() + model.hidden_size) * s;
+  const double layers = stage_layers(model, pp).front() * model.layer_params() * s / tp;
+  const double embedding = (model.embedding_params() + model.hidden_size) * s, lm_head = model.lm_head_params() * s / tp;
+  return pp == 1 ? layers + embedding + lm_head : layers + std::max(embedding, lm_head);
 }
 
-double kv_bytes_per_token_rank(const ModelCard& model, int tp) {
+double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp) {
   const Sharding sh = check_tp(model, tp);
-  return model.num_layers * 2.0 * sh.kv_heads_per_rank * model.head_dim * model.kv_bytes_per_value;
+  return stage_layers(model, pp).front() * 2.0 * sh.kv_heads_per_rank * model.head_dim * model.kv_bytes_per_value;
 }
 
-StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch) {
+StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp) {
   const Sharding sh = check_tp(model, tp);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
   const double d = model.hidden_size, hd = model.head_dim;
@@ -97,7 +111,8 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   const double sequences = double(batch.size());
 
   StepOps ops;
-  ops.layers = model.num_layers;
+  ops.stage_layers = stage_layers(model, pp);
+  ops.stage_send = collective("stage_send", CollectiveOp::send_recv, m * d * act);
   Op embed;
   embed.kind = OpKind::embedding;
   embed.name = "embedding";

@@ -37,10 +37,11 @@ struct SequenceWork {
 };
 
 struct StepOps {
-  std::vector<Op> prologue;  // embedding
-  std::vector<Op> layer;     // one transformer layer, repeated `layers` times
-  int layers = 0;
-  std::vector<Op> epilogue;  // final norm, LM head, logits all-gather
+  std::vector<Op> prologue;  // embedding (first pipeline stage)
+  std::vector<Op> layer;     // one transformer layer, repeated stage_layers[s] times on stage s
+  std::vector<int> stage_layers;  // layers of each pipeline stage (one entry without PP)
+  Op stage_send;             // activations sent from one stage to the next (send/recv of m·d·s bytes)
+  std::vector<Op> epilogue;  // final norm, LM head, logits all-gather (last stage)
   // Ops in execution order (prologue, layers x layer, epilogue), for counting and tracing.
   std::vector<Op> flatten() const;
 };
@@ -55,11 +56,15 @@ struct Sharding {
 // Throws ValueError when tp does not divide the attention heads, or cannot share KV heads.
 Sharding check_tp(const ModelCard& model, int tp);
 
-StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch);
+// `pp` pipeline stages split the layers as evenly as possible (earlier stages take the extra ones).
+StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp = 1);
 
-// Weight bytes held by one rank (layers and LM head sharded; embedding replicated).
-double weight_bytes_per_rank(const ModelCard& model, int tp);
-// KV-cache bytes per token per rank (all layers).
-double kv_bytes_per_token_rank(const ModelCard& model, int tp);
+// Layers of each of `pp` stages; throws ValueError when pp exceeds the layers.
+std::vector<int> stage_layers(const ModelCard& model, int pp);
+// Weight bytes held by one rank of the heaviest stage (layers and LM head sharded over TP,
+// embedding replicated; the embedding on the first stage, the LM head on the last).
+double weight_bytes_per_rank(const ModelCard& model, int tp, int pp = 1);
+// KV-cache bytes per token per rank (the layers of the largest stage).
+double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp = 1);
 
 }  // namespace tpsim

@@ -1,6 +1,7 @@
 #include "platform_file.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <pugixml.hpp>
@@ -32,9 +33,23 @@ const GpuDesc* PlatformDesc::gpu(int index) const {
   return nullptr;
 }
 
-const std::vector<RouteHop>* PlatformDesc::route(const std::string& src, const std::string& dst) const {
+std::optional<std::vector<RouteHop>> PlatformDesc::route(const std::string& src, const std::string& dst) const {
   auto it = routes.find({src, dst});
-  return it == routes.end() ? nullptr : &it->second;
+  if (it != routes.end()) return it->second;
+  auto zs = zone_of.find(src), zd = zone_of.find(dst);
+  if (zs == zone_of.end() || zd == zone_of.end() || zs->second == zd->second) return std::nullopt;
+  auto zr = zone_routes.find({zs->second, zd->second});
+  if (zr == zone_routes.end()) return std::nullopt;
+  auto leg = [&](const std::string& a, const std::string& b) -> std::optional<std::vector<RouteHop>> {
+    if (a == b) return std::vector<RouteHop>{};
+    auto r = routes.find({a, b});
+    return r == routes.end() ? std::nullopt : std::optional(r->second);
+  };
+  auto up = leg(src, zr->second.gw_src), down = leg(zr->second.gw_dst, dst);
+  if (!up || !down) return std::nullopt;
+  up->insert(up->end(), zr->second.hops.begin(), zr->second.hops.end());
+  up->insert(up->end(), down->begin(), down->end());
+  return up;
 }
 
 namespace {
@@ -80,6 +95,7 @@ public:
 
 private:
   void read_zone(const pugi::xml_node& zone, PlatformDesc& out);
+  std::vector<RouteHop> read_hops(const pugi::xml_node& route, const PlatformDesc& out) const;
   LinkKind kind_of(const pugi::xml_node& link, const std::string& value) const;
 
   std::string file_, text_;
@@ -97,13 +113,51 @@ LinkKind Reader::kind_of(const pugi::xml_node& link, const std::string& value) c
                  did_you_mean(value, names));
 }
 
+std::vector<RouteHop> Reader::read_hops(const pugi::xml_node& route, const PlatformDesc& out) const {
+  std::vector<RouteHop> hops;
+  for (auto ctn : route.children("link_ctn")) {
+    const std::string id = attr(ctn, "id");
+    auto it = link_index_.find(id);
+    if (it == link_index_.end()) fail(ctn, "route uses link '" + id + "', which is not defined above it");
+    const std::string dir = ctn.attribute("direction").as_string("NONE");
+    if (out.links[it->second].split_duplex && dir != "UP" && dir != "DOWN")
+      fail(ctn, "SPLITDUPLEX link '" + id + "' needs direction=\"UP\" or \"DOWN\" in a route");
+    hops.push_back({it->second, dir == "DOWN"});
+  }
+  return hops;
+}
+
+// The same links the other way: reverse order, opposite direction.
+std::vector<RouteHop> reversed(const std::vector<RouteHop>& hops) {
+  std::vector<RouteHop> back(hops.rbegin(), hops.rend());
+  for (auto& h : back) h.reverse = !h.reverse;
+  return back;
+}
+
 void Reader::read_zone(const pugi::xml_node& zone, PlatformDesc& out) {
+  const std::string zone_id = zone.attribute("id").as_string();
   for (auto child : zone.children()) {
     const std::string tag = child.name();
     if (tag == "zone") {
+      if (std::string(child.attribute("routing").as_string()) != "Full")
+        fail(child, "tpsim reads zones with routing=\"Full\" (see platforms/README.md)");
       read_zone(child, out);
+    } else if (tag == "router") {
+      const std::string id = attr(child, "id");
+      if (hosts_.count(id)) fail(child, "'" + id + "' is defined twice");
+      hosts_[id] = child;
+      out.zone_of[id] = zone_id;
+    } else if (tag == "zoneRoute") {
+      const std::string src = attr(child, "src"), dst = attr(child, "dst");
+      PlatformDesc::ZoneRoute zr{attr(child, "gw_src"), attr(child, "gw_dst"), read_hops(child, out)};
+      for (const auto& gw : {zr.gw_src, zr.gw_dst})
+        if (!hosts_.count(gw)) fail(child, "zoneRoute gateway '" + gw + "' is not a router or host defined above it");
+      PlatformDesc::ZoneRoute back{zr.gw_dst, zr.gw_src, reversed(zr.hops)};
+      out.zone_routes[{src, dst}] = zr;
+      if (std::string(child.attribute("symmetrical").as_string("YES")) != "NO") out.zone_routes.emplace(std::pair{dst, src}, back);
     } else if (tag == "host") {
       const std::string id = attr(child, "id");
+      out.zone_of[id] = zone_id;
       quantity(child, "speed", Quantity::flop_rate);
       if (hosts_.count(id)) fail(child, "host '" + id + "' is defined twice");
       hosts_[id] = child;
@@ -116,9 +170,16 @@ void Reader::read_zone(const pugi::xml_node& zone, PlatformDesc& out) {
       g.spec = find_gpu(g.model);
       if (!g.spec) fail(child, "unknown gpu_model '" + g.model + "'" + did_you_mean(g.model, gpu_names()));
       if (!p.count("index")) fail(child, "GPU host '" + id + "' needs an 'index' property");
+      // A whole number in [0, 1000000]: never truncated, and never cast from a value an int cannot hold.
+      auto whole = [&](const std::string& key) {
+        const double v = parse_number(p[key]);
+        if (v != std::floor(v) || v < 0 || v > 1'000'000)
+          throw ValueError("'" + key + "' must be a whole number from 0 to 1000000, not " + p[key]);
+        return static_cast<int>(v);
+      };
       try {
-        g.index = static_cast<int>(parse_number(p["index"]));
-        g.node = p.count("node") ? static_cast<int>(parse_number(p["node"])) : 0;
+        g.index = whole("index");
+        g.node = p.count("node") ? whole("node") : 0;
       } catch (const ValueError& e) {
         fail(child, "GPU host '" + id + "': " + e.what());
       }
@@ -145,26 +206,14 @@ void Reader::read_zone(const pugi::xml_node& zone, PlatformDesc& out) {
       const std::string src = attr(child, "src"), dst = attr(child, "dst");
       for (const auto& h : {src, dst})
         if (!hosts_.count(h)) fail(child, "route names host '" + h + "', which is not defined above it");
-      std::vector<RouteHop> hops;
-      for (auto ctn : child.children("link_ctn")) {
-        const std::string id = attr(ctn, "id");
-        auto it = link_index_.find(id);
-        if (it == link_index_.end()) fail(ctn, "route uses link '" + id + "', which is not defined above it");
-        const std::string dir = ctn.attribute("direction").as_string("NONE");
-        const bool split = out.links[it->second].split_duplex;
-        if (split && dir != "UP" && dir != "DOWN")
-          fail(ctn, "SPLITDUPLEX link '" + id + "' needs direction=\"UP\" or \"DOWN\" in a route");
-        hops.push_back({it->second, dir == "DOWN"});
-      }
-      std::vector<RouteHop> back(hops.rbegin(), hops.rend());
-      for (auto& h : back) h.reverse = !h.reverse;
+      std::vector<RouteHop> hops = read_hops(child, out);
       out.routes[{src, dst}] = hops;
-      if (std::string(child.attribute("symmetrical").as_string("YES")) != "NO") out.routes.emplace(std::pair{dst, src}, back);
+      if (std::string(child.attribute("symmetrical").as_string("YES")) != "NO") out.routes.emplace(std::pair{dst, src}, reversed(hops));
     } else if (tag == "prop") {
       if (attr(child, "id") == "p2p_level") out.p2p_level = attr(child, "value");
-    } else if (tag == "config" || tag == "cluster" || tag == "zoneRoute" || tag == "backbone" || tag == "router") {
+    } else if (tag == "config" || tag == "cluster" || tag == "backbone") {
       if (tag != "config")
-        fail(child, "<" + tag + "> is not read by tpsim yet: write boxes as <zone routing=\"Full\"> with <route>s");
+        fail(child, "<" + tag + "> is not read by tpsim yet: write nodes as <zone routing=\"Full\"> joined by <zoneRoute>s (platforms/README.md)");
     } else if (child.type() == pugi::node_element) {
       fail(child, "unexpected element <" + tag + "> in a zone");
     }

@@ -3,6 +3,7 @@
 // every mistake must be caught here and reported with its line and column.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,11 +43,21 @@ struct PlatformDesc {
   std::vector<GpuDesc> gpus;            // sorted by index
   std::vector<std::string> cpus;        // CPU socket host ids
   std::vector<LinkDesc> links;
-  // Directed routes between hosts by id: (src, dst) -> hops. Both directions are stored.
+  // Directed routes between hosts (or routers) by id: (src, dst) -> hops. Both directions are stored.
   std::map<std::pair<std::string, std::string>, std::vector<RouteHop>> routes;
+  // Multi-node platforms: the zone of every host and router, and the routes between sibling
+  // zones (through their gateways), both directions stored.
+  struct ZoneRoute {
+    std::string gw_src, gw_dst;
+    std::vector<RouteHop> hops;
+  };
+  std::map<std::string, std::string> zone_of;
+  std::map<std::pair<std::string, std::string>, ZoneRoute> zone_routes;
 
   const GpuDesc* gpu(int index) const;  // nullptr when absent
-  const std::vector<RouteHop>* route(const std::string& src, const std::string& dst) const;
+  // The links from one host to another: a route of their zone, or, across nodes, the source's
+  // route to its gateway, the zoneRoute, and the destination gateway's route to it.
+  std::optional<std::vector<RouteHop>> route(const std::string& src, const std::string& dst) const;
 };
 
 PlatformDesc load_platform_file(const std::string& path);

@@ -301,14 +301,18 @@ std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
 }
 
 ConfigSpec read_config(const YamlMap& m) {
-  m.check_keys({"name", "tp", "layout", "replicas"});
+  m.check_keys({"name", "tp", "pp", "layout", "replicas"});
   ConfigSpec c;
   c.where = location_of(m.file(), m.raw());
   const long tp = m.integer("tp");
   if (tp < 1) m.fail(m.node("tp"), "'tp' must be at least 1");
   c.tp = static_cast<int>(at_most(m, "tp", double(tp), MAX_GPU_INDEX, "GPUs per replica"));
+  const long pp = m.integer_or("pp", 1);
+  if (pp < 1) m.fail(m.node("pp"), "'pp' must be at least 1");
+  c.pp = static_cast<int>(at_most(m, "pp", double(pp), MAX_GPU_INDEX, "pipeline stages"));
   YAML::Node layout = m.node("layout");
   if (layout.IsScalar() && layout.Scalar() == "auto") {
+    if (c.pp > 1) m.fail(layout, "'layout: auto' places tensor-parallel groups only; list the GPUs of a pipeline-parallel layout");
     const long replicas = m.integer_or("replicas", 0);
     if (replicas < 0 || (m.has("replicas") && replicas == 0)) m.fail(m.node("replicas"), "'replicas' must be at least 1");
     c.auto_replicas = static_cast<int>(replicas);
@@ -321,14 +325,16 @@ ConfigSpec read_config(const YamlMap& m) {
   std::set<int> seen;
   for (const auto& replica : layout) {
     auto gpus = read_gpu_list(m, replica);
-    if (int(gpus.size()) != c.tp)
-      m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but tp is " + std::to_string(c.tp));
+    if (int(gpus.size()) != c.tp * c.pp)
+      m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but tp" + (c.pp > 1 ? " x pp is " + std::to_string(c.tp * c.pp) : " is " + std::to_string(c.tp)));
     for (int g : gpus)
       if (!seen.insert(g).second) m.fail(replica, "GPU " + std::to_string(g) + " is used twice in this configuration");
     c.layout.push_back(gpus);
   }
   c.name = m.str_or("name", "");
-  if (c.name.empty()) c.name = (c.layout.size() > 1 ? std::to_string(c.layout.size()) + "xTP=" : "TP=") + std::to_string(c.tp);
+  if (c.name.empty())
+    c.name = (c.layout.size() > 1 ? std::to_string(c.layout.size()) + "xTP=" : "TP=") + std::to_string(c.tp) +
+             (c.pp > 1 ? "xPP=" + std::to_string(c.pp) : "");
   return c;
 }
 

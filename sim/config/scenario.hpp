@@ -15,7 +15,8 @@ namespace tpsim {
 
 struct ConfigSpec {
   std::string name;
-  int tp = 1;                               // tensor-parallel degree (GPUs per replica)
+  int tp = 1;                               // tensor-parallel degree (GPUs per pipeline stage)
+  int pp = 1;                               // pipeline stages per replica (a replica has tp x pp GPUs, stage by stage)
   std::vector<std::vector<int>> layout;     // one GPU list per replica (empty until placed when auto)
   std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
   Location where;                           // for errors found later (e.g. GPU not in platform)

@@ -104,11 +104,11 @@ void replica_actor(Shared* sh, int r) {
       continue;
     }
     const StepPlan plan =
-        plan_step(step_ops(*spec.model, int(gpus.size()), step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
+        plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
     if (sh->flows[r] || spec.trace) {
-      run_segments(plan.prologue, *sh, gpus, sh->flows[r]);
-      for (int l = 0; l < plan.layers; ++l) run_segments(plan.layer, *sh, gpus, sh->flows[r]);
-      run_segments(plan.epilogue, *sh, gpus, sh->flows[r]);
+      plan.for_each([&](const std::vector<Segment>& segs, int times) {
+        for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);
+      });
       if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
     } else {
       sg4::this_actor::sleep_for(plan.closed_form_s());

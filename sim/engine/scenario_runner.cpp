@@ -30,6 +30,7 @@ Inputs load_inputs(const Scenario& s) {
   for (const auto& c : s.configs) {
     try {
       check_tp(in.model, c.tp);
+      stage_layers(in.model, c.pp);
     } catch (const ValueError& e) {
       throw InputError(c.where, e.what());
     }
@@ -58,15 +59,15 @@ Inputs load_inputs(const Scenario& s) {
 
 MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s) {
   MemoryFit f;
-  const int tp = c.tp;
+  const int tp = c.tp, pp = c.pp;
   const double tokens = double(s.workload.batch) * s.workload.prompt.value;
   const double act = 2.0;
-  f.weights_B = weight_bytes_per_rank(m, tp);
+  f.weights_B = weight_bytes_per_rank(m, tp, pp);
   // Peak activations of the reference prefill: residual, QKV, MLP intermediate, logits.
   f.activations_B = tokens * act * (2.0 * m.hidden_size + double(m.num_heads + 2 * m.num_kv_heads) * m.head_dim / tp +
                                     3.0 * m.intermediate_size / tp) +
                     s.workload.batch * double(m.vocab_size) / tp * 4;
-  const double kv_token = kv_bytes_per_token_rank(m, tp);
+  const double kv_token = kv_bytes_per_token_rank(m, tp, pp);
   f.kv_B = double(s.workload.batch) * (s.workload.prompt.value + s.workload.output.value) * kv_token;
   f.capacity_B = gpu.memory_B * s.scheduler.gpu_memory_utilization;
   const double free_for_kv = f.capacity_B - f.weights_B - f.activations_B;
@@ -84,7 +85,7 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
 }
 
 const CollectivePlan* first_collective(const StepPlan& p) {
-  for (const auto& seg : p.layer)
+  for (const auto& seg : p.stage_layer.front())
     if (seg.collective) return seg.collective;
   return nullptr;
 }
@@ -178,6 +179,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.name = c.name;
   r.layout = c.layout;
   r.tp = c.tp;
+  r.pp = c.pp;
   const GpuDesc& gpu = *in.platform.gpu(c.layout[0][0]);
   r.gpu_model = gpu.model;
   const Sharding sh = check_tp(in.model, c.tp);
@@ -190,13 +192,14 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);
   std::vector<SequenceWork> decode(s.workload.batch, {r.prompt_tokens, 1}), prefill(s.workload.batch, {0, r.prompt_tokens});
-  const StepOps decode_ops = step_ops(in.model, c.tp, decode);
+  const StepOps decode_ops = step_ops(in.model, c.tp, decode, c.pp);
   const StepPlan dp = plan_step(decode_ops, gm, cm, group);
-  const StepPlan pp = plan_step(step_ops(in.model, c.tp, prefill), gm, cm, group);
+  const StepPlan pp = plan_step(step_ops(in.model, c.tp, prefill, c.pp), gm, cm, group);
   r.decode_step = dp.breakdown, r.prefill = pp.breakdown;
   if (auto* c = first_collective(dp)) r.decode_collective = *c;
   if (auto* c = first_collective(pp)) r.prefill_collective = *c;
-  for (const auto& op : decode_ops.flatten()) r.collectives_per_step += op.kind == OpKind::collective && c.tp > 1;
+  for (const auto& op : decode_ops.flatten())
+    r.collectives_per_step += op.kind == OpKind::collective && (c.tp > 1 || op.collective == CollectiveOp::send_recv);
   if (!r.memory.fits) return r;
 
   RunSpec spec;
@@ -204,6 +207,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.collectives = &cm;
   spec.gpu = gm;
   spec.scheduler = s.scheduler;
+  spec.pp = c.pp;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
   for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
   spec.requests = generate_requests(s.workload, s.seed, int(c.layout.size()));

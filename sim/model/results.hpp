@@ -30,6 +30,7 @@ struct ConfigResult {
   std::string name;
   std::vector<std::vector<int>> layout;
   int tp = 1;
+  int pp = 1;
   std::string gpu_model;
   MemoryFit memory;
   std::vector<std::string> notes;        // e.g. "KV heads replicated"

@@ -87,19 +87,31 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
 
 }  // namespace
 
-StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& group,
+StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& replica,
                    bool with_ops) {
   StepPlan plan;
-  plan.layers = ops.layers;
-  int kernels = 0, layer_kernels = 0;
-  Breakdown pro, layer, epi;
-  plan.prologue = segments(ops.prologue, gpu, cm, group, pro, kernels, with_ops);
-  plan.layer = segments(ops.layer, gpu, cm, group, layer, layer_kernels, with_ops);
-  plan.epilogue = segments(ops.epilogue, gpu, cm, group, epi, kernels, with_ops);
-  kernels += layer_kernels * ops.layers;
-  plan.breakdown = pro;
-  plan.breakdown += layer.scaled(ops.layers);
-  plan.breakdown += epi;
+  const std::size_t pp = ops.stage_layers.size(), tp = replica.size() / pp;
+  auto stage = [&](std::size_t s) { return std::vector<int>(replica.begin() + s * tp, replica.begin() + (s + 1) * tp); };
+  plan.stage_layers = ops.stage_layers;
+  int kernels = 0;
+  Breakdown b;
+  plan.prologue = segments(ops.prologue, gpu, cm, stage(0), b, kernels, with_ops);
+  for (std::size_t s = 0; s < pp; ++s) {
+    if (s > 0) {
+      // Each TP rank sends the activations to its counterpart in the next stage: one pair stands for them.
+      Segment send;
+      send.collective = &cm.plan(CollectiveOp::send_recv, ops.stage_send.collective_bytes, {replica[(s - 1) * tp], replica[s * tp]});
+      b.collectives += send.collective->time_s();
+      plan.sends.push_back(send);
+    }
+    Breakdown layer;
+    int layer_kernels = 0;
+    plan.stage_layer.push_back(segments(ops.layer, gpu, cm, stage(s), layer, layer_kernels, with_ops));
+    b += layer.scaled(ops.stage_layers[s]);
+    kernels += layer_kernels * ops.stage_layers[s];
+  }
+  plan.epilogue = segments(ops.epilogue, gpu, cm, stage(pp - 1), b, kernels, with_ops);
+  plan.breakdown = b;
   plan.breakdown.launch = gpu.cuda_graphs ? gpu.graph_launch_s + kernels * gpu.graph_kernel_s : kernels * gpu.kernel_launch_s;
   plan.prologue.front().compute_s += plan.breakdown.launch;
   if (with_ops) plan.prologue.front().ops.emplace(plan.prologue.front().ops.begin(), "launch", plan.breakdown.launch);

@@ -47,15 +47,27 @@ struct Segment {
 };
 
 struct StepPlan {
-  std::vector<Segment> prologue, layer, epilogue;
-  int layers = 0;
+  std::vector<Segment> prologue, epilogue;     // on the first / last pipeline stage
+  std::vector<std::vector<Segment>> stage_layer;  // per stage: one layer (its collectives on that stage's GPUs)
+  std::vector<int> stage_layers;               // layers per stage
+  std::vector<Segment> sends;                  // activations from stage s to s + 1
+  // The step in execution order: calls `run` on each segment list, `times` times.
+  template <class Run> void for_each(Run run) const {
+    run(prologue, 1);
+    for (std::size_t s = 0; s < stage_layer.size(); ++s) {
+      if (s > 0) run(std::vector<Segment>{sends[s - 1]}, 1);
+      run(stage_layer[s], stage_layers[s]);
+    }
+    run(epilogue, 1);
+  }
   double host_extra_s = 0;   // host time not hidden behind the GPU, added at the end of the step
   Breakdown breakdown;       // uncontended (collectives as the group alone)
   double closed_form_s() const { return breakdown.total(); }
 };
 
+// `replica` lists the replica's GPUs, stage by stage (tp = replica size / stages).
 // `with_ops`: keep each op's time in its segment (for traces; costs allocations on a hot path).
-StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& collectives, const std::vector<int>& group,
+StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& collectives, const std::vector<int>& replica,
                    bool with_ops = false);
 
 }  // namespace tpsim

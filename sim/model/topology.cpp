@@ -62,7 +62,7 @@ PathClass class_of(const PlatformDesc& p, const std::vector<RouteHop>& hops) {
 }  // namespace
 
 GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b) const {
-  const auto* direct = platform_.route(a.host, b.host);
+  const auto direct = platform_.route(a.host, b.host);
   if (!direct)
     throw ValueError("GPU " + std::to_string(a.index) + " and GPU " + std::to_string(b.index) + " are not connected in " +
                      platform_.file + " (no route between " + a.host + " and " + b.host + ")");
@@ -78,8 +78,8 @@ GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b) const {
   if (p2p_allowed || path.path_class == PathClass::NET || (path.path_class == PathClass::NVL && !p2p_off)) {
     path.legs.push_back(leg(a.host, b.host, *direct));
   } else {
-    const auto* up = a.cpu.empty() ? nullptr : platform_.route(a.host, a.cpu);
-    const auto* down = a.cpu.empty() ? nullptr : platform_.route(a.cpu, b.host);
+    const auto up = a.cpu.empty() ? std::nullopt : platform_.route(a.host, a.cpu);
+    const auto down = a.cpu.empty() ? std::nullopt : platform_.route(a.cpu, b.host);
     if (!up || !down)
       throw ValueError("GPU " + std::to_string(a.index) + " to GPU " + std::to_string(b.index) +
                        " must be staged through host memory, but " + platform_.file + " has no route via a CPU socket");

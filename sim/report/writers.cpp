@@ -37,7 +37,7 @@ json collective_json(const CollectivePlan& c) {
 }
 
 json config_json(const ConfigResult& c) {
-  json j = {{"name", c.name}, {"layout", c.layout}, {"tp", c.tp}, {"pp", 1}, {"gpu_model", c.gpu_model}, {"fits", c.memory.fits},
+  json j = {{"name", c.name}, {"layout", c.layout}, {"tp", c.tp}, {"pp", c.pp}, {"gpu_model", c.gpu_model}, {"fits", c.memory.fits},
             {"decode_step_ms", c.decode_step.total() * 1e3}, {"prefill_ms", c.prefill.total() * 1e3},
             {"decode_batch", c.decode_batch}, {"prompt_tokens", c.prompt_tokens},
             {"breakdown_ms", breakdown_json(c.decode_step)}, {"prefill_breakdown_ms", breakdown_json(c.prefill)},

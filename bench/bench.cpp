@@ -1,0 +1,58 @@
+// tpsim_bench: speed figures, as ratios within one run (this machine is shared and noisy).
+//   1. collectives per wall second: the closed form (max-min over the group's own flows) against
+//      the same collectives run as SimGrid flows;
+//   2. serving: bench/serving_10k.yaml (10,000 requests, 3 configurations): simulated output
+//      tokens per wall second, wall time and peak memory.
+// Run from the project root: ./build/bench/tpsim_bench
+#include <chrono>
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include "config/scenario.hpp"
+#include "engine/scenario_runner.hpp"
+#include "model/collective_model.hpp"
+
+using namespace tpsim;
+using Clock = std::chrono::steady_clock;
+
+static double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+int main() {
+  // 1a. Closed form: fresh plans (no memo) of a 4-rank ring on the design exercise's box.
+  const PlatformDesc platform = load_platform_file("platforms/4gpu_nv12_sys.xml");
+  Topology topo(platform, {}, "");
+  auto t0 = Clock::now();
+  int plans = 0;
+  while (seconds_since(t0) < 1.0) {
+    CollectiveModel cm(topo, {}, nullptr);
+    for (int i = 0; i < 100; ++i, ++plans) cm.plan(CollectiveOp::all_reduce, 8192.0 * (i + 1), {0, 1, 2, 3});
+  }
+  const double closed_rate = plans / seconds_since(t0);
+  fmt::print("closed form: {:.0f} collective plans per wall second (4-rank ring, 6 flows, fresh plans)\n", closed_rate);
+
+  // 1b. Flow level: the design exercise with every collective as SimGrid flows.
+  Scenario s = load_scenario("scenarios/4gpu_nv12_sys.yaml");
+  RunOptions flows;
+  flows.force_flows = true;
+  t0 = Clock::now();
+  const ScenarioResult r = run_scenario(s, flows);
+  const double wall = seconds_since(t0);
+  long collectives = 0;
+  for (const auto& c : r.configs) collectives += c.flow_collectives;
+  fmt::print("flow level:  {:.0f} collectives per wall second as SimGrid flows ({} collectives in {:.2f} s); closed form is {:.0f}x faster\n",
+             collectives / wall, collectives, wall, closed_rate / (collectives / wall));
+
+  // 2. Serving speed.
+  const Scenario serving = load_scenario("bench/serving_10k.yaml");
+  t0 = Clock::now();
+  const ScenarioResult sr = run_scenario(serving, {});
+  const double serving_wall = seconds_since(t0);
+  double tokens = 0;
+  for (const auto& c : sr.configs)
+    for (const auto& q : c.records) tokens += double(q.output_tokens);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  fmt::print("serving:     {} requests x {} configurations in {:.2f} s wall: {:.0f} simulated output tokens per wall second; peak RSS {:.0f} MiB\n",
+             serving.workload.requests, serving.configs.size(), serving_wall, tokens / serving_wall, usage.ru_maxrss / 1024.0);
+  return 0;
+}
