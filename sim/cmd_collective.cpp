@@ -31,14 +31,7 @@ int collective_command(int argc, char** argv) {
   app.add_option("--algorithm", algorithm, "auto | ring | tree | direct (NCCL_ALGO)");
   app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   auto size_of = [](std::string t) {
     if (!t.empty() && std::isdigit(static_cast<unsigned char>(t.back()))) t += "B";
     if (t.back() == 'K' || t.back() == 'M' || t.back() == 'G') t += "iB";  // nccl-tests' -b 8 -e 512M

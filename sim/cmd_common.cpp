@@ -1,5 +1,6 @@
 #include "cmd_common.hpp"
 
+#include <cmath>
 #include <sstream>
 #include <unistd.h>
 
@@ -15,9 +16,10 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   while (std::getline(ss, part, ',')) {
     auto dash = part.find('-');
     try {
-      const int a = int(parse_number(part.substr(0, dash)));
-      const int b = dash == std::string::npos ? a : int(parse_number(part.substr(dash + 1)));
-      if (a < 0 || b < a) throw ValueError("bad range");
+      const double x = parse_number(part.substr(0, dash)), y = dash == std::string::npos ? x : parse_number(part.substr(dash + 1));
+      // Whole indices up to 65535: never cast from a value an int cannot hold, never a list of billions.
+      if (x < 0 || y < x || y > 65535 || x != std::floor(x) || y != std::floor(y)) throw ValueError("bad range");
+      const int a = int(x), b = int(y);
       for (int g = a; g <= b; ++g) out.push_back(g);
     } catch (const ValueError&) {
       throw ValueError("'" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
@@ -25,6 +27,18 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   }
   if (out.empty()) throw ValueError("'" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
   return out;
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  return std::nullopt;
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) != 0; }

@@ -1,5 +1,7 @@
 // Helpers shared by the subcommands of the tpsim executable.
 #pragma once
+#include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,6 +9,8 @@ namespace tpsim {
 
 // "0-3,6" -> {0,1,2,3,6}; throws ValueError.
 std::vector<int> parse_gpu_list(const std::string& text);
+// Parses argv; an exit code when the command must stop here (--help: 0, a usage mistake: 2).
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 // Whether stderr is a terminal (progress is shown only there).
 bool stderr_is_tty();
 

@@ -60,14 +60,7 @@ int fit_command(int argc, char** argv) {
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
   app.add_option("--hbm", hbm_path, "HBM copy CSV (bytes,time_us,copy_GBps)");
   app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   std::vector<std::string> logs;
   for (const auto& in : inputs) {
     std::error_code ec;
@@ -92,9 +85,9 @@ int fit_command(int argc, char** argv) {
     std::string cls = path_class.empty() ? infer_path_class(text, std::filesystem::path(path).filename().string(), nodes) : path_class;
     fit::FitOptions opt;
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
+    opt.nodes = nodes;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
-    f.nodes = nodes;
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
                              fit::op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
                              f.large.worst * 100, f.large.worst_size_B);

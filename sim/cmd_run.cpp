@@ -26,14 +26,7 @@ int run_scenario_command(int argc, char** argv) {
   app.add_option("--trace", trace_path, "write the timeline as Chrome/Perfetto trace JSON (GPU, link and request lanes)");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   app.add_flag("--force-flows", flows, "run every collective as SimGrid flows (no closed-form fast path)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   const Scenario scenario = load_scenario(scenario_path);
   RunOptions opt;
   opt.force_flows = flows;

@@ -21,18 +21,6 @@
 namespace tpsim {
 namespace {
 
-int parse_or_exit(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e) + 1;
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 3;
-  }
-  return 0;
-}
-
 std::string show(const PlatformDesc& p) {
   Topology topo(p, {}, "");
   std::string out = fmt::format("{}: {} GPUs, {} links, NCCL P2P level {}\n\nGPUs:\n", p.file, p.gpus.size(), p.links.size(), p.p2p_level);
@@ -87,7 +75,7 @@ int topo_command(int argc, char** argv) {
   import->add_option("-o,--output", output, "platform XML to write")->required();
   auto* show_cmd = app.add_subcommand("show", "GPUs, links, path class of every pair, shared links");
   show_cmd->add_option("platform", platform, "SimGrid platform XML")->required();
-  if (int rc = parse_or_exit(app, argc, argv)) return rc == 3 ? 2 : rc - 1;
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (*import) {
     std::ifstream in(input, std::ios::binary);
     if (!in) throw InputError({input}, "cannot open topology file");

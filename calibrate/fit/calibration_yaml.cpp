@@ -28,6 +28,49 @@ std::string us(double seconds) { return format_significant(seconds * 1e6, 4) + "
 std::string gbps(double bps) { return format_significant(bps / 1e9, 4) + "GBps"; }
 std::string bytes(double b) { return fmt::format("{:.0f}B", b); }
 
+// The envelope's lines: the model's defaults per protocol.
+std::string protocols_block(const CollectiveFit& c) {
+  std::string out = "    protocols:\n";
+  std::size_t width = 0;
+  for (const ProtocolFit& p : c.protocols) width = std::max(width, us(p.latency_s).size());
+  for (int i = 0; i < 3; ++i) {
+    const ProtocolFit& p = c.protocols[i];
+    std::string name = std::string(protocol_name(static_cast<Protocol>(i))) + ":";
+    out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}, fitted: {} }}", name, us(p.latency_s) + ",",
+                       width + 1, gbps(p.bus_bw_Bps), p.constrained ? "true" : "false");
+    if (!p.constrained)
+      out += fmt::format("  # {}: copy of {}, changes no prediction",
+                         p.enabled ? "fastest at no measured size" : "not used on this path", protocol_name(p.copied_from));
+    out += "\n";
+  }
+  return out;
+}
+
+// The pieces by size, one flow-style map each, columns aligned.
+std::string pieces_block(const CollectiveFit& c) {
+  std::string out =
+      "    # by size: each piece's (algorithm, protocol) runs up to its max_size, the last piece beyond;\n"
+      "    # a scenario that forces a protocol or an algorithm uses the protocols above\n"
+      "    pieces:\n";
+  std::size_t alg_w = 0, proto_w = 0, lat_w = 0, bw_w = 0;
+  for (const PieceFit& p : c.pieces) {
+    alg_w = std::max(alg_w, std::string(algorithm_name(p.algorithm)).size());
+    proto_w = std::max(proto_w, std::string(protocol_name(p.protocol)).size());
+    lat_w = std::max(lat_w, us(p.latency_s).size());
+    bw_w = std::max(bw_w, gbps(p.bus_bw_Bps).size());
+  }
+  for (const PieceFit& p : c.pieces) {
+    std::string line = fmt::format("      - {{ algorithm: {:<{}} protocol: {:<{}} latency: {:<{}} bus_bandwidth: {}",
+                                   std::string(algorithm_name(p.algorithm)) + ",", alg_w + 1,
+                                   std::string(protocol_name(p.protocol)) + ",", proto_w + 1, us(p.latency_s) + ",",
+                                   lat_w + 1, gbps(p.bus_bw_Bps));
+    if (std::isfinite(p.max_size_B))
+      line += fmt::format(",{:<{}} max_size: {}", "", bw_w - gbps(p.bus_bw_Bps).size(), bytes(p.max_size_B));
+    out += line + " }\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_significant(double x, int significant) {
@@ -55,25 +98,8 @@ std::string calibration_yaml(const CalibrationInputs& in) {
     if (!c.path_class.empty()) out += fmt::format("    path_class: {}\n", c.path_class);
     out += fmt::format("    # op from {}; nranks from {}; bus factor {}\n", source_name(c.op_source),
                        source_name(c.nranks_source), format_significant(c.bus_factor, 6));
-    if (c.ranged()) out += "    # protocols by size: each runs up to its max_size, the last one beyond\n";
-    out += "    protocols:\n";
-    std::size_t width = 0;
-    for (const ProtocolFit& p : c.protocols) width = std::max(width, us(p.latency_s).size());
-    for (int i = 0; i < 3; ++i) {
-      const ProtocolFit& p = c.protocols[i];
-      std::string name = std::string(protocol_name(static_cast<Protocol>(i))) + ":";
-      std::string lat = us(p.latency_s) + ",";
-      std::string range = std::isfinite(p.max_size_B) ? ", max_size: " + bytes(p.max_size_B) : "";
-      out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}, fitted: {}{} }}", name, lat, width + 1,
-                         gbps(p.bus_bw_Bps), p.constrained ? "true" : "false", range);
-      if (!p.constrained)
-        out += fmt::format("  # {}: copy of {}, changes no prediction",
-                           !p.enabled ? "not used on this path"
-                           : c.ranged() ? "runs at no measured size"
-                                        : "fastest at no measured size",
-                           protocol_name(p.copied_from));
-      out += "\n";
-    }
+    out += protocols_block(c);
+    if (!c.pieces.empty()) out += pieces_block(c);
     out += fmt::format("    # all sizes: median {:.4f}, worst {:.4f} at {}\n", c.all.median, c.all.worst,
                        bytes(c.all.worst_size_B));
     out += fmt::format("    residuals: {{ median: {:.4f}, worst: {:.4f}, worst_size: {}, min_size: {} }}\n",

@@ -16,15 +16,18 @@
 //     - { op: qkv, m: 1, n: 6144, k: 4096, dtype: bf16, time: 12.5us }
 //   hbm_copy_bandwidth: 4.1TBps   # only with an HBM csv; read + write counted
 //
-// When the measured curve follows NCCL's size ranges rather than the fastest protocol (see
-// collective_fit.hpp), each protocol but the last used one carries its range's upper end,
-// `max_size: <bytes>B`: a size runs on the first protocol (LL, LL128, Simple) whose
+// When the measured curve follows NCCL's choice by size rather than the fastest protocol
+// (see collective_fit.hpp), a `pieces` list follows the protocols, in size order; every piece
+// but the last carries `max_size: <bytes>B`, and a size runs on the first piece whose
 // max_size it does not exceed, e.g.
-//         LL:     { latency: 39.49us, bus_bandwidth: 3.409GBps, fitted: true, max_size: 65536B }
-//         LL128:  { latency: 103.7us, bus_bandwidth: 61.17GBps, fitted: true, max_size: 33554432B }
-//         Simple: { latency: 4232us,  bus_bandwidth: 76.18GBps, fitted: true }
+//       pieces:
+//         - { algorithm: tree, protocol: LL,     latency: 37.96us, bus_bandwidth: 1.136GBps, max_size: 4096B }
+//         ...
+//         - { algorithm: ring, protocol: Simple, latency: 428.1us, bus_bandwidth: 71.59GBps }
+// The protocols block is then still the fastest-protocol fit: the model's defaults when a
+// scenario forces a protocol or an algorithm.
 // A protocol with `fitted: false` repeats the values of the fitted protocol named in its
-// comment (it runs at no measured size, so the copy changes no prediction).
+// comment (it is the fastest at no measured size, so the copy changes no prediction).
 // The residuals line covers sizes >= 1 KiB; a comment above it gives them over all sizes.
 #pragma once
 #include <optional>

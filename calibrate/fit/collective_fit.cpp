@@ -1,5 +1,6 @@
 // Collective curve fit: the envelope model (segmented least-squares starts, then Nelder-Mead
-// on log-parameters) and the ranged model (exhaustive breakpoints, one line per piece).
+// on log-parameters), the piecewise model (one robust line per run of sizes, dynamic
+// programming over the cuts) and the choice between them.
 #include "collective_fit.hpp"
 
 #include <algorithm>
@@ -19,13 +20,21 @@ namespace {
 // on how many starts are polished. 2% and 5% give the same optimum from 8 or 1000 starts.)
 constexpr double HUBER_DELTA = 0.05;
 
-// The ranged model replaces the envelope only when its loss is below this share of the
-// envelope's. It always fits at least about as well (an envelope is a ranged curve with its
-// breakpoints at the crossings), so a small gain would buy a bolder model for nothing. On
-// the recorded logs: OCI RoCE 0.47 (its curve jumps up), RTX 2080 Ti 0.82, DGX H100 0.84.
-constexpr double RANGES_LOSS_RATIO = 0.7;
+// Model choice (chosen_piece_count), a Bayesian information criterion on the robust loss:
+//   n ln(loss / n + LOSS_FLOOR) + ln(n) * p     over n sizes, the least wins
+// p = 2 per envelope line that wins at a measured size (latency, bandwidth), 3 per piece
+// (latency, bandwidth, max_size: the last piece's bound counts too, which leans the choice to
+// the envelope). LOSS_FLOOR = huber(0.1%), the loss per size below which a fit only follows
+// nccl-tests' print rounding (4 significant digits: 941.7 us); it keeps pieces of 2 sizes,
+// fitted exactly, from scoring minus infinity. On the recorded logs: RTX 2080 Ti envelope
+// -188.4, 2 pieces -187.2 (with 3k - 1 parameters for k pieces the pieces would win, their
+// jump lowering the loss by 18%); DGX H100 envelope -158.0, 3 pieces -153.3; OCI RoCE envelope
+// -131.3, 3 pieces -142.4, 4: -144.6, 5: -150.2, 6: -166.4.
+constexpr double ENVELOPE_PARAMETERS_PER_LINE = 2;
+constexpr double PIECE_PARAMETERS = 3;
+constexpr double LOSS_FLOOR = 0.5 * 1e-3 * 1e-3;
 
-// A non-empty range holds 2 measured sizes at least, so that its line is determined.
+// A piece holds 2 measured sizes at least, so that its line is determined.
 constexpr std::size_t MIN_PIECE_POINTS = 2;
 
 struct Sample {
@@ -38,12 +47,11 @@ struct Params {
 
 using Enabled = std::array<bool, 3>;
 
-// A fitted model before it is reported: parameters per protocol, which protocols run at a
-// measured size, each protocol's largest size (ranged) and the loss reached.
+// A fitted envelope before it is reported: parameters per protocol, which protocols are the
+// fastest at a measured size, and the loss reached.
 struct Model {
   Params p{};
   std::array<bool, 3> runs{false, false, false};
-  std::array<double, 3> max_size_B{INFINITY, INFINITY, INFINITY};
   double loss = INFINITY;
 };
 
@@ -204,12 +212,12 @@ Model fit_envelope(const std::vector<Sample>& samples, const Enabled& on, double
   return m;
 }
 
-// One protocol's line over the samples [lo, hi) of a ranged fit.
-struct Piece {
-  double latency_s = 0, bus_bw_Bps = 0, loss = 0;
+// A line t = L + S * f / B fitted to the samples [lo, hi), and its loss there.
+struct Line {
+  double latency_s = 0, bus_bw_Bps = 0, loss = INFINITY;
 };
 
-Piece fit_piece(const std::vector<Sample>& s, double f, std::size_t lo, std::size_t hi) {
+Line fit_line_robust(const std::vector<Sample>& s, double f, std::size_t lo, std::size_t hi) {
   auto objective = [&](const std::vector<double>& x) {
     double sum = 0;
     for (std::size_t i = lo; i < hi; ++i)
@@ -221,39 +229,95 @@ Piece fit_piece(const std::vector<Sample>& s, double f, std::size_t lo, std::siz
   return {std::exp(x[0]), f / std::exp(x[1]), objective(x)};
 }
 
-// Ranged model: protocol i runs on the samples [cut[i], cut[i+1]); every pair of breakpoints
-// is tried (LL128's range stays empty when it is switched off) and the lowest total loss
-// wins (ties: the first pair in (a, b) order).
-Model fit_ranges(const std::vector<Sample>& s, const Enabled& on, double f) {
+// lines[lo][hi]: the line of every run [lo, hi) of MIN_PIECE_POINTS samples or more.
+using LineTable = std::vector<std::vector<Line>>;
+
+LineTable fit_all_lines(const std::vector<Sample>& s, double f) {
   const std::size_t n = s.size();
-  auto usable = [](std::size_t lo, std::size_t hi) { return hi == lo || hi - lo >= MIN_PIECE_POINTS; };
-  std::vector<std::vector<Piece>> piece(n + 1, std::vector<Piece>(n + 1));  // [lo][hi]; empty: loss 0
+  LineTable lines(n + 1, std::vector<Line>(n + 1));
   for (std::size_t lo = 0; lo < n; ++lo)
-    for (std::size_t hi = lo + MIN_PIECE_POINTS; hi <= n; ++hi) piece[lo][hi] = fit_piece(s, f, lo, hi);
+    for (std::size_t hi = lo + MIN_PIECE_POINTS; hi <= n; ++hi) lines[lo][hi] = fit_line_robust(s, f, lo, hi);
+  return lines;
+}
 
-  std::array<std::size_t, 4> best_cut{};
-  double best = INFINITY;
-  for (std::size_t a = 0; a <= n; ++a)
-    for (std::size_t b = a; b <= n; ++b) {
-      if ((!on[1] && b != a) || !usable(0, a) || !usable(a, b) || !usable(b, n)) continue;
-      double v = piece[0][a].loss + piece[a][b].loss + piece[b][n].loss;
-      if (v < best) best = v, best_cut = {0, a, b, n};
-    }
+// A cut of the n samples into contiguous pieces: piece i covers [ends[i-1], ends[i]) (from 0
+// for the first), and the sum of the pieces' losses.
+struct Cut {
+  std::vector<std::size_t> ends;
+  double loss = INFINITY;
+};
 
-  Model m;
-  m.loss = best;
-  int last = 0;  // the last protocol that runs: its range is unbounded
-  for (int i = 0; i < 3; ++i) {
-    const std::size_t lo = best_cut[i], hi = best_cut[i + 1];
-    m.runs[i] = hi > lo;
-    if (!m.runs[i]) continue;
-    m.p.latency_s[i] = piece[lo][hi].latency_s;
-    m.p.bus_bw_Bps[i] = piece[lo][hi].bus_bw_Bps;
-    last = i;
+// For k = 1..max_k, the cut into k pieces with the least total loss (cuts[k-1]; loss
+// INFINITY when the samples cannot hold k pieces). Dynamic programming over
+//   best[k][j] = min over i of best[k-1][i] + lines[i][j].loss,
+// the least loss of covering [0, j) with k pieces; ties keep the smallest i.
+std::vector<Cut> best_cuts(const LineTable& lines, std::size_t n, int max_k) {
+  const std::size_t K = static_cast<std::size_t>(max_k);
+  std::vector<std::vector<double>> best(K + 1, std::vector<double>(n + 1, INFINITY));
+  std::vector<std::vector<std::size_t>> from(K + 1, std::vector<std::size_t>(n + 1, 0));
+  best[0][0] = 0;
+  for (std::size_t k = 1; k <= K; ++k)
+    for (std::size_t j = MIN_PIECE_POINTS; j <= n; ++j)
+      for (std::size_t i = 0; i + MIN_PIECE_POINTS <= j; ++i) {
+        const double v = best[k - 1][i] + lines[i][j].loss;
+        if (v < best[k][j]) best[k][j] = v, from[k][j] = i;
+      }
+  std::vector<Cut> cuts(K);
+  for (std::size_t k = 1; k <= K; ++k) {
+    Cut& c = cuts[k - 1];
+    c.loss = best[k][n];
+    if (!std::isfinite(c.loss)) continue;
+    c.ends.resize(k);
+    for (std::size_t j = n, m = k; m > 0; j = from[m][j], --m) c.ends[m - 1] = j;
   }
-  for (int i = 0; i < last; ++i)
-    m.max_size_B[i] = m.runs[i] ? s[best_cut[i + 1] - 1].size_B : (i == 0 ? 0.0 : m.max_size_B[i - 1]);
-  return m;
+  return cuts;
+}
+
+// The pieces of `cut`, labelled in size order.
+std::vector<PieceFit> make_pieces(const Cut& cut, const LineTable& lines, const std::vector<Sample>& s,
+                                  const std::vector<std::pair<Algorithm, Protocol>>& labels) {
+  std::vector<PieceFit> pieces;
+  std::size_t lo = 0;
+  for (std::size_t i = 0; i < cut.ends.size(); ++i) {
+    const std::size_t hi = cut.ends[i];
+    const bool last = i + 1 == cut.ends.size();
+    pieces.push_back({labels[i].first, labels[i].second, lines[lo][hi].latency_s, lines[lo][hi].bus_bw_Bps,
+                      last ? INFINITY : s[hi - 1].size_B});
+    lo = hi;
+  }
+  return pieces;
+}
+
+// The Bayesian information criterion on the robust loss, n ln(loss / n + LOSS_FLOOR) + ln(n) p,
+// over n sizes with p parameters.
+double information(double loss, std::size_t n, double parameters) {
+  const double m = static_cast<double>(n);
+  return m * std::log(loss / m + LOSS_FLOOR) + std::log(m) * parameters;
+}
+
+// The piece count with the least information criterion; 0 for the envelope, which wins ties,
+// as fewer pieces do.
+int chosen_piece_count(const Model& envelope, const std::vector<Cut>& cuts, std::size_t n) {
+  const auto lines = std::count(envelope.runs.begin(), envelope.runs.end(), true);
+  double best = information(envelope.loss, n, ENVELOPE_PARAMETERS_PER_LINE * static_cast<double>(lines));
+  int chosen = 0;
+  for (std::size_t k = 1; k <= cuts.size(); ++k) {
+    const double v = information(cuts[k - 1].loss, n, PIECE_PARAMETERS * static_cast<double>(k));
+    if (v < best) best = v, chosen = static_cast<int>(k);
+  }
+  return chosen;
+}
+
+// The algorithms NCCL has for the log (piece_labels in the header) and the protocols fitted.
+std::vector<Algorithm> algorithms(CollectiveOp op, int nranks, int nodes) {
+  if (nranks == 2) return {Algorithm::direct};
+  if (nodes > 1 && op == CollectiveOp::all_reduce) return {Algorithm::tree, Algorithm::ring};
+  return {Algorithm::ring};
+}
+
+std::vector<Protocol> protocols_in_use(bool ll128) {
+  if (ll128) return {Protocol::LL, Protocol::LL128, Protocol::Simple};
+  return {Protocol::LL, Protocol::Simple};
 }
 
 // Reported protocols: fitted ones as they are; one that runs at no measured size copies its
@@ -264,7 +328,6 @@ std::array<ProtocolFit, 3> reported_protocols(const Model& m, const Enabled& on)
     ProtocolFit& pf = out[i];
     pf.constrained = m.runs[i];
     pf.enabled = on[i];
-    pf.max_size_B = m.max_size_B[i];
     int src = i;
     if (!m.runs[i]) {
       for (int d = 1; d < 3 && src == i; ++d) {
@@ -290,17 +353,24 @@ const char* protocol_name(Protocol p) {
   return "?";
 }
 
-bool CollectiveFit::ranged() const {
-  return std::any_of(protocols.begin(), protocols.end(), [](const ProtocolFit& p) { return std::isfinite(p.max_size_B); });
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::direct: return "direct";
+    case Algorithm::ring: return "ring";
+    case Algorithm::tree: return "tree";
+  }
+  return "?";
+}
+
+int CollectiveFit::piece_at(double size_B) const {
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    if (size_B <= pieces[i].max_size_B) return static_cast<int>(i);
+  return -1;
 }
 
 // Envelope: on a tie (an unconstrained protocol is a copy of a fitted one) the fitted one is named.
 Protocol CollectiveFit::pick(double size_B) const {
-  if (ranged()) {
-    for (int i = 0; i < 2; ++i)
-      if (size_B <= protocols[i].max_size_B) return static_cast<Protocol>(i);
-    return Protocol::Simple;
-  }
+  if (const int i = piece_at(size_B); i >= 0) return pieces[i].protocol;
   int best = 0;
   double t_best = INFINITY;
   for (int i = 0; i < 3; ++i) {
@@ -314,8 +384,26 @@ Protocol CollectiveFit::pick(double size_B) const {
 }
 
 double CollectiveFit::predict_time_s(double size_B) const {
+  if (const int i = piece_at(size_B); i >= 0) return pieces[i].latency_s + size_B * bus_factor / pieces[i].bus_bw_Bps;
   const ProtocolFit& p = (*this)[pick(size_B)];
   return p.latency_s + size_B * bus_factor / p.bus_bw_Bps;
+}
+
+int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128) {
+  return static_cast<int>(algorithms(op, nranks, nodes).size() * protocols_in_use(ll128).size());
+}
+
+std::vector<std::pair<Algorithm, Protocol>> piece_labels(int k, CollectiveOp op, int nranks, int nodes, bool ll128) {
+  const std::vector<Algorithm> algs = algorithms(op, nranks, nodes);
+  const std::vector<Protocol> protos = protocols_in_use(ll128);
+  std::vector<std::pair<Algorithm, Protocol>> labels;
+  if (k < 1 || k > max_pieces(op, nranks, nodes, ll128)) return labels;
+  const int per_first = (k + static_cast<int>(algs.size()) - 1) / static_cast<int>(algs.size());  // ceil(k / #algs)
+  for (std::size_t a = 0; a < algs.size(); ++a) {
+    const int m = a == 0 ? per_first : k - per_first;  // pieces of this algorithm
+    for (int i = 0; i < m; ++i) labels.push_back({algs[a], i + 1 == m ? Protocol::Simple : protos[i]});
+  }
+  return labels;
 }
 
 FitResiduals residuals(const std::vector<FitPoint>& points, double min_size_B) {
@@ -352,13 +440,19 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   fit.op_source = log.op_source;
   fit.nranks_source = log.nranks_source;
   fit.bus_factor = bus_factor_is_constant(log.op) ? 1.0 : bus_factor(log.op, log.nranks);
+  fit.nodes = options.nodes;
 
   const Model envelope = fit_envelope(samples, on, fit.bus_factor);
-  const Model ranges = fit_ranges(samples, on, fit.bus_factor);
-  fit.protocols = reported_protocols(ranges.loss < RANGES_LOSS_RATIO * envelope.loss ? ranges : envelope, on);
+  fit.protocols = reported_protocols(envelope, on);
+  const LineTable lines = fit_all_lines(samples, fit.bus_factor);
+  const std::vector<Cut> cuts =
+      best_cuts(lines, samples.size(), max_pieces(fit.op, fit.nranks, fit.nodes, options.ll128));
+  if (const int k = chosen_piece_count(envelope, cuts, samples.size()); k > 0)
+    fit.pieces = make_pieces(cuts[k - 1], lines, samples, piece_labels(k, fit.op, fit.nranks, fit.nodes, options.ll128));
 
   for (const Sample& s : samples)
-    fit.points.push_back({s.size_B, s.time_s, fit.predict_time_s(s.size_B), fit.pick(s.size_B)});
+    fit.points.push_back(
+        {s.size_B, s.time_s, fit.predict_time_s(s.size_B), fit.pick(s.size_B), fit.piece_at(s.size_B)});
   fit.all = residuals(fit.points, 0);
   fit.large = residuals(fit.points, RESIDUAL_MIN_SIZE_B);
   return fit;

@@ -4,39 +4,44 @@
 // reports) over N ranks on one path class takes
 //     t_p(S) = L_p + S * f / B_p
 // with f the bus factor (2(N-1)/N for all_reduce, (N-1)/N for all_gather and
-// reduce_scatter, see nccl_log.hpp) and B_p the bus bandwidth of protocol p. Which protocol
+// reduce_scatter, see nccl_log.hpp) and B_p the bus bandwidth of protocol p. Which line
 // runs at S is modelled in one of two ways:
-//   * envelope: NCCL runs the fastest one, t(S) = min_p t_p(S), with L_LL <= L_LL128 <=
+//   * envelope: NCCL runs the fastest protocol, t(S) = min_p t_p(S), with L_LL <= L_LL128 <=
 //     L_Simple and B_LL <= B_LL128 <= B_Simple (LL is cheap to start and slow to stream,
-//     Simple the opposite). A lower envelope of lines is concave.
-//   * ranges: NCCL's tuner picks by size (from its own prediction, which can be wrong), LL on
-//     sizes up to max_size_LL, LL128 up to max_size_LL128, Simple beyond, and each piece
-//     follows its own line: the next piece may be slower, so the curve can jump up at a
-//     switch (the OCI RoCE log: 1079 us at 32 MiB, 6058 us at 64 MiB). No ordering of L or B.
-// The envelope is the default; the ranged model is kept only when it lowers the fit's loss
-// to under 70% of the envelope's (RANGES_LOSS_RATIO, collective_fit.cpp), because it says
-// more than the data may support (a switch point between two measured sizes) and, unlike
-// the envelope, it does not move its switch points when the latency is extrapolated to
-// another rank count.
+//     Simple the opposite). A lower envelope of lines is concave. Always fitted: its lines
+//     are the per-protocol defaults (`protocols`).
+//   * pieces: NCCL's tuner picks an (algorithm, protocol) pair by size, from its own
+//     prediction, which can be wrong, so the curve can jump up at a switch (the OCI RoCE log:
+//     1079 us at 32 MiB, 6058 us at 64 MiB). The sizes are cut into 1..K contiguous pieces of
+//     2 measured sizes or more, each with its own line t(S) = L + S * f / B and no ordering
+//     of L or B; a piece runs up to its last measured size (max_size_B), the last one beyond.
+//     K is the number of (algorithm, protocol) pairs NCCL has for the log (max_pieces: 6 for
+//     an all_reduce across nodes), and each piece is labelled with one (piece_labels).
+// Model choice: the least penalised loss, BIC-like, n ln(loss / n) + ln(n) * parameters
+// (collective_fit.cpp), 2 parameters per envelope line that wins somewhere, 3 per piece; the
+// envelope wins ties, because a switch point between two measured sizes says more than the
+// data may support and, unlike the envelope, pieces do not move their switch points when the
+// latency is extrapolated to another rank count.
 //
 // The loss is the sum over sizes of rho(ln(t(S)/t_measured)), rho a Huber loss (quadratic
 // up to 5%, linear beyond: close to a least-absolute-error fit, so one noisy size cannot
 // drag a whole protocol). Envelope: over ln L_p and ln B_p, from starts that cut the curve
 // into 1, 2 or 3 contiguous pieces fitted by linear least squares on relative error;
-// Nelder-Mead polishes the 16 best starts and the lowest loss wins. Ranges: every pair of
-// breakpoints between measured sizes, each piece (empty, or of 2 sizes or more) fitted on
-// its own by Nelder-Mead from its least-squares line; the lowest total loss wins.
+// Nelder-Mead polishes the 16 best starts and the lowest loss wins. Pieces: every run of 2
+// sizes or more is fitted on its own by Nelder-Mead from its least-squares line, and dynamic
+// programming finds, for each piece count k, the cut with the lowest total loss.
 // Everything is deterministic (no random restarts, fixed iteration order).
 //
-// A protocol that runs at no measured size (or is switched off in FitOptions) is not
-// constrained by the data; it is reported with constrained = false and the parameters of
-// its nearest fitted neighbour (by index; Simple on a tie), so it ties with that neighbour
-// and changes no prediction. In an envelope fit where two protocols fit the same line, the
-// wins go to the outer one (Simple, then LL): LL128 is the protocol NVLink-only paths add.
+// A protocol that wins at no measured size in the envelope (or is switched off in
+// FitOptions) is not constrained by the data; it is reported with constrained = false and
+// the parameters of its nearest fitted neighbour (by index; Simple on a tie), so it ties with
+// that neighbour and changes no prediction. Where two protocols fit the same line, the wins go
+// to the outer one (Simple, then LL): LL128 is the protocol NVLink-only paths add.
 #pragma once
 #include <array>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nccl_log.hpp"
@@ -45,6 +50,9 @@ namespace tpsim::fit {
 
 enum class Protocol { LL = 0, LL128 = 1, Simple = 2 };
 const char* protocol_name(Protocol p);
+// NCCL's algorithms as tpsim models them: direct (2 ranks), ring, tree (all_reduce across nodes).
+enum class Algorithm { direct, ring, tree };
+const char* algorithm_name(Algorithm a);
 
 struct ProtocolFit {
   double latency_s = 0;   // L_p
@@ -52,10 +60,16 @@ struct ProtocolFit {
   bool constrained = false;             // runs at one measured size or more
   bool enabled = true;                  // false: switched off in FitOptions
   Protocol copied_from = Protocol::LL;  // meaningful when !constrained
-  // Ranged fits: the largest size this protocol runs at (the last measured size of its
-  // piece); +infinity for the last protocol used, and in envelope fits. A protocol with an
-  // empty range gets its predecessor's bound (0 for LL), so it never runs.
-  double max_size_B = INFINITY;
+};
+
+// One piece of a piecewise fit: NCCL ran (algorithm, protocol) on the sizes above the previous
+// piece's max_size_B up to this one's, t(S) = latency_s + S * f / bus_bw_Bps.
+struct PieceFit {
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::Simple;
+  double latency_s = 0;
+  double bus_bw_Bps = 0;
+  double max_size_B = INFINITY;  // the piece's largest measured size; +infinity for the last piece
 };
 
 // Relative errors |t_model / t_measured - 1| over a set of sizes.
@@ -72,6 +86,7 @@ struct FitPoint {
   double measured_s = 0;
   double predicted_s = 0;
   Protocol protocol = Protocol::LL;  // the protocol the model picks at this size
+  int piece = -1;                    // index in CollectiveFit::pieces; -1 when the envelope decides
 };
 
 // The fit needs latency and bandwidth for three protocols: 6 distinct sizes at least.
@@ -87,18 +102,18 @@ struct CollectiveFit {
   NranksSource nranks_source = NranksSource::not_needed;
   double bus_factor = 1;  // f in the model
   std::string path_class;  // NVL, PIX, PXB, PHB, SYS, SHM, NET; "" when the log does not say (set by the caller)
-  int nodes = 1;           // nodes the ranks span (set by the caller)
-  std::array<ProtocolFit, 3> protocols;  // indexed by Protocol
+  int nodes = 1;           // nodes the ranks span (FitOptions::nodes)
+  std::array<ProtocolFit, 3> protocols;  // the envelope, indexed by Protocol
+  std::vector<PieceFit> pieces;          // empty when the envelope decides at every size
   FitResiduals all;       // every size with an out-of-place time
   FitResiduals large;     // sizes >= RESIDUAL_MIN_SIZE_B
   std::vector<FitPoint> points;
 
   const ProtocolFit& operator[](Protocol p) const { return protocols[static_cast<int>(p)]; }
-  // True when the protocols run on size ranges (some max_size_B is finite).
-  bool ranged() const;
-  // The protocol NCCL runs at size_B: ranged fits, the first (LL, LL128, Simple) whose
-  // max_size_B >= size_B; envelope fits, the fastest (a fitted one on ties, else the lowest
-  // index). And its time t_p(size_B).
+  // The index of the first piece whose max_size_B >= size_B; -1 without pieces.
+  int piece_at(double size_B) const;
+  // The protocol NCCL runs at size_B: the piece's, or the envelope's fastest (a fitted one on
+  // ties, else the lowest index). And the predicted time.
   Protocol pick(double size_B) const;
   double predict_time_s(double size_B) const;
 };
@@ -106,7 +121,20 @@ struct CollectiveFit {
 struct FitOptions {
   // NCCL runs LL128 only over NVLink; fit PCIe, host-staged and network logs without it.
   bool ll128 = true;
+  // Nodes the ranks span: more than one gives an all_reduce tree pieces as well as ring ones.
+  int nodes = 1;
 };
+
+// The (algorithm, protocol) labels of k pieces, in size order, for `op` over `nranks` ranks on
+// `nodes` nodes. Algorithms: direct at 2 ranks; tree then ring for an all_reduce across nodes
+// (NCCL's tree serves small sizes, its ring large ones), the first ceil(k/2) pieces tree;
+// ring otherwise. Within an algorithm, m pieces run, in size order, the first m-1 of
+// (LL, LL128) and then Simple (LL starts fastest, Simple streams fastest); without LL128,
+// LL then Simple. Empty when k exceeds max_pieces. The labels matter for latency
+// extrapolation to other rank counts only (collective_model.cpp).
+std::vector<std::pair<Algorithm, Protocol>> piece_labels(int k, CollectiveOp op, int nranks, int nodes, bool ll128);
+// The most pieces a log can have: algorithms times protocols (6 for an all_reduce across nodes).
+int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128);
 
 // Fits the out-of-place times of `log`. Throws InputError (located in log.file) when the
 // log holds fewer than MIN_FIT_POINTS usable sizes or a time that is not positive.

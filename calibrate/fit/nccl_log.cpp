@@ -155,7 +155,7 @@ NcclRow parse_row(const std::vector<Token>& t, std::string_view text, const Layo
   auto count = to_uint(t[1].text);
   if (!count) throw InputError({file, line, t[1].col}, fmt::format("expected the element count (an integer), found '{}'", t[1].text));
   auto root = to_double(t[4].text);
-  if (!root || *root != std::floor(*root))
+  if (!root || *root != std::floor(*root) || std::fabs(*root) > 1e6)  // never cast a value an int cannot hold
     throw InputError({file, line, t[4].col}, fmt::format("expected the root rank (an integer, -1 for none), found '{}'", t[4].text));
   row.size_B = *size;
   row.count = *count;
@@ -364,7 +364,8 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
       } else if (starts_with(c, "Rank ")) {
         auto t = tokenize(c);
         if (t.size() >= 2)
-          if (auto r = to_uint(t[1].text)) max_rank = std::max(max_rank, static_cast<int>(*r));
+          if (auto r = to_uint(t[1].text); r && *r < 1000000)  // like nranks_in_comment: no int overflow
+            max_rank = std::max(max_rank, static_cast<int>(*r));
       } else if (starts_with(c, "size ") || c == "size") {
         auto t = tokenize(c);
         if (t.size() >= 2 && t[1].text == "count") {

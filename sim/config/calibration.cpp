@@ -1,7 +1,9 @@
 #include "calibration.hpp"
 
-#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
 namespace tpsim {
@@ -15,67 +17,111 @@ const char* protocol_name(Protocol p) {
   return "?";
 }
 
-bool CollectiveCalibration::ranged() const {
-  for (const auto& p : protocols)
-    if (p && p->max_size_B) return true;
-  return false;
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::direct: return "direct";
+    case Algorithm::ring: return "ring";
+    case Algorithm::tree: return "tree";
+  }
+  return "?";
+}
+
+const CollectivePiece* CollectiveCalibration::piece_at(double size_B) const {
+  for (const CollectivePiece& p : pieces)
+    if (!p.max_size_B || size_B <= *p.max_size_B) return &p;
+  return nullptr;
 }
 
 namespace {
 
-// Ranges must grow from LL to LL128 to Simple (no max_size: unbounded), and the last
-// protocol listed must be unbounded, so that every size has exactly one protocol.
-void check_ranges(const YamlMap& protocols, const CollectiveCalibration& c) {
-  if (!c.ranged()) return;
-  double previous = 0;
-  const char* last = nullptr;
-  for (Protocol p : ALL_PROTOCOLS) {
-    if (!c.protocols[static_cast<int>(p)]) continue;
-    const double bound = c.protocols[static_cast<int>(p)]->max_size_B.value_or(INFINITY);
-    if (bound < previous) {
-      const YamlMap f = protocols.map(protocol_name(p));
-      f.fail(f.node("max_size"), std::string("'max_size' of ") + protocol_name(p) +
-                                     " is below the previous protocol's: ranges must grow from LL to LL128 to Simple (a protocol "
-                                     "without 'max_size' takes every larger size)");
-    }
-    previous = bound;
-    last = protocol_name(p);
+// The value of `values` whose name(v) is m[key]; a located error listing the names otherwise.
+template <class E, std::size_t N>
+E read_name(const YamlMap& m, const std::string& key, const std::array<E, N>& values, const char* (*name)(E)) {
+  const std::string s = m.str(key);
+  std::vector<std::string> names;
+  for (E v : values) {
+    if (s == name(v)) return v;
+    names.push_back(name(v));
   }
-  if (std::isfinite(previous)) {
-    const YamlMap f = protocols.map(last);
-    f.fail(f.node("max_size"), std::string("the last protocol (") + last +
-                                   ") must have no 'max_size': larger sizes would have no protocol");
+  m.fail(m.node(key), fmt::format("'{}' must be one of {}", key, fmt::join(names, ", ")) + did_you_mean(s, names));
+}
+
+CollectivePiece read_piece(const YamlMap& m) {
+  m.check_keys({"algorithm", "protocol", "latency", "bus_bandwidth", "max_size"});
+  CollectivePiece p{read_name(m, "algorithm", ALL_ALGORITHMS, algorithm_name),
+                    read_name(m, "protocol", ALL_PROTOCOLS, protocol_name), m.quantity("latency", Quantity::time),
+                    m.quantity("bus_bandwidth", Quantity::bandwidth), std::nullopt};
+  if (p.bus_bw_Bps <= 0) m.fail(m.node("bus_bandwidth"), "'bus_bandwidth' must be positive");
+  if (m.has("max_size")) p.max_size_B = m.quantity("max_size", Quantity::size);  // >= 0
+  return p;
+}
+
+// Pieces follow each other in size: each max_size above the previous one, every piece but the
+// last bounded and the last one unbounded, so that every size has exactly one piece. `m` is
+// the last piece read, of `count`.
+void check_bound(const YamlMap& m, const std::vector<CollectivePiece>& pieces, std::size_t count) {
+  const std::size_t i = pieces.size() - 1;
+  const CollectivePiece& p = pieces.back();
+  if (i + 1 == count) {
+    if (p.max_size_B) m.fail(m.node("max_size"), "the last piece must have no 'max_size': larger sizes would have no piece");
+    return;
   }
+  if (!p.max_size_B)
+    m.fail(m.raw(), fmt::format("piece {} of {} has no 'max_size': only the last piece takes every larger size", i + 1, count));
+  if (i > 0 && *p.max_size_B <= *pieces[i - 1].max_size_B)
+    m.fail(m.node("max_size"), fmt::format("'max_size' {:.0f}B is not above the previous piece's {:.0f}B: pieces go in "
+                                           "increasing size order",
+                                           *p.max_size_B, *pieces[i - 1].max_size_B));
+}
+
+std::vector<CollectivePiece> read_pieces(const YamlMap& m) {
+  const YAML::Node list = m.node("pieces");
+  if (!list.IsSequence() || list.size() == 0) m.fail(list, "'pieces' must be a non-empty list, in increasing size order");
+  std::vector<CollectivePiece> pieces;
+  for (const YAML::Node& n : list) {
+    const YamlMap piece(m.file(), n, "a piece");
+    pieces.push_back(read_piece(piece));
+    check_bound(piece, pieces, list.size());
+  }
+  return pieces;
+}
+
+// `v` (read from m[key]) as an int, refused beyond +-max rather than wrapped; the caller checks
+// the lower bound that matters to it.
+int bounded_int(const YamlMap& m, const std::string& key, long v, long max) {
+  if (v > max || v < -max) m.fail(m.node(key), fmt::format("'{}' is {}, out of range (at most {})", key, v, max));
+  return static_cast<int>(v);
 }
 
 CollectiveCalibration read_collective(const YamlMap& m) {
-  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "protocols", "residuals"});
+  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
   c.op = m.str("op");
   c.path_class = m.str_or("path_class", "");
-  c.nranks = static_cast<int>(m.integer("nranks"));
-  c.nodes = static_cast<int>(m.integer_or("nodes", 1));
+  c.nranks = bounded_int(m, "nranks", m.integer("nranks"), 1'000'000);
+  c.nodes = bounded_int(m, "nodes", m.integer_or("nodes", 1), 1'000'000);
   if (c.nranks < 2) m.fail(m.node("nranks"), "'nranks' must be at least 2");
   YamlMap protocols = m.map("protocols");
   protocols.check_keys({"LL", "LL128", "Simple"});
   for (Protocol p : ALL_PROTOCOLS) {
     if (!protocols.has(protocol_name(p))) continue;
     YamlMap f = protocols.map(protocol_name(p));
-    f.check_keys({"latency", "bus_bandwidth", "fitted", "max_size"});
+    f.check_keys({"latency", "bus_bandwidth", "fitted"});
     ProtocolFit fit{f.quantity("latency", Quantity::time), f.quantity("bus_bandwidth", Quantity::bandwidth),
-                    f.boolean_or("fitted", true), std::nullopt};
+                    f.boolean_or("fitted", true)};
     if (fit.bus_bw_Bps <= 0) f.fail(f.node("bus_bandwidth"), "'bus_bandwidth' must be positive");
-    if (f.has("max_size")) fit.max_size_B = f.quantity("max_size", Quantity::size);  // >= 0
     c.protocols[static_cast<int>(p)] = fit;
   }
-  check_ranges(protocols, c);
+  if (m.has("pieces")) c.pieces = read_pieces(m);
   return c;
 }
 
 GemmPoint read_gemm(const YamlMap& m) {
   m.check_keys({"op", "m", "n", "k", "dtype", "time"});
-  GemmPoint g{m.str_or("op", ""), int(m.integer("m")), int(m.integer("n")), int(m.integer("k")), m.str_or("dtype", "bf16"),
+  constexpr long MAX_DIM = 1L << 30;
+  GemmPoint g{m.str_or("op", ""), bounded_int(m, "m", m.integer("m"), MAX_DIM), bounded_int(m, "n", m.integer("n"), MAX_DIM),
+              bounded_int(m, "k", m.integer("k"), MAX_DIM), m.str_or("dtype", "bf16"),
               m.quantity("time", Quantity::time)};
   if (g.m < 1 || g.n < 1 || g.k < 1) m.fail(m.raw(), "GEMM dimensions must be positive");
   if (g.time_s <= 0) m.fail(m.node("time"), "GEMM time must be positive");

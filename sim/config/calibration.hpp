@@ -1,6 +1,7 @@
 // A calibration file (written by `tpsim fit`): measured collective curves reduced to
-// per-protocol latency and bus bandwidth, GEMM times, HBM copy bandwidth and launch overheads.
-// The cost model uses it in place of datasheet defaults.
+// per-protocol latency and bus bandwidth (and, where NCCL's choice by size shows in the curve,
+// pieces of sizes with their own algorithm, protocol, latency and bus bandwidth), GEMM times,
+// HBM copy bandwidth and launch overheads. The cost model uses it in place of datasheet defaults.
 #pragma once
 #include <array>
 #include <optional>
@@ -13,14 +14,25 @@ enum class Protocol { LL = 0, LL128 = 1, Simple = 2 };
 constexpr std::array<Protocol, 3> ALL_PROTOCOLS{Protocol::LL, Protocol::LL128, Protocol::Simple};
 const char* protocol_name(Protocol p);
 
+// NCCL's algorithms as tpsim models them: direct (2 ranks), ring, tree (all_reduce across nodes).
+enum class Algorithm { direct, ring, tree };
+constexpr std::array<Algorithm, 3> ALL_ALGORITHMS{Algorithm::direct, Algorithm::ring, Algorithm::tree};
+const char* algorithm_name(Algorithm a);
+
 struct ProtocolFit {
   double latency_s = 0;      // whole fixed cost of one collective with this protocol at `nranks`
   double bus_bw_Bps = 0;     // bus bandwidth (nccl-tests definition)
   bool fitted = false;       // false: not constrained by the data (a default or an extrapolation)
-  // The largest size NCCL ran this protocol at, where the measured curve follows size ranges
-  // rather than the fastest protocol: a size runs on the first protocol (LL, LL128, Simple)
-  // whose max_size it does not exceed or that has none. Absent in every protocol: fastest wins.
-  std::optional<double> max_size_B;
+};
+
+// Sizes NCCL ran with one (algorithm, protocol): above the previous piece's max_size (0 for
+// the first) up to this one's, t(S) = latency_s + S * bus_factor / bus_bw_Bps at `nranks`.
+struct CollectivePiece {
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::Simple;
+  double latency_s = 0;
+  double bus_bw_Bps = 0;
+  std::optional<double> max_size_B;  // none for the last piece: every larger size
 };
 
 struct CollectiveCalibration {
@@ -29,8 +41,10 @@ struct CollectiveCalibration {
   std::string path_class;    // NVL | PIX | PXB | PHB | SYS | SHM | NET | NVLS | "" (unknown)
   int nranks = 0;
   int nodes = 1;
-  std::array<std::optional<ProtocolFit>, 3> protocols;
-  bool ranged() const;  // some protocol has a max_size
+  std::array<std::optional<ProtocolFit>, 3> protocols;  // the fastest protocol runs
+  std::vector<CollectivePiece> pieces;  // when not empty, the piece holding the size runs instead
+  // The first piece whose max_size is >= size_B or that has none; nullptr without pieces.
+  const CollectivePiece* piece_at(double size_B) const;
 };
 
 struct GemmPoint {

@@ -10,15 +10,6 @@
 
 namespace tpsim {
 
-const char* algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::direct: return "direct";
-    case Algorithm::ring: return "ring";
-    case Algorithm::tree: return "tree";
-  }
-  return "?";
-}
-
 double bus_factor(CollectiveOp op, int n) {
   switch (op) {
     case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
@@ -65,6 +56,13 @@ std::string class_key(PathClass c, bool staged) {
   return path_class_name(c);
 }
 
+// A latency fitted at fit_n ranks, moved to n ranks: the same base, this group's latency steps
+// in place of the fitted group's, each one hop of the path,
+//   L(n) = max(0, L_fit + (steps(a, n) - steps(a, fit_n)) * hop).
+double extrapolated_latency(double fit_latency_s, Algorithm a, CollectiveOp op, int n, int fit_n, double hop_s) {
+  return std::max(0.0, fit_latency_s + (latency_steps(a, op, n) - latency_steps(a, op, fit_n)) * hop_s);
+}
+
 }  // namespace
 
 CollectiveModel::CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration)
@@ -92,17 +90,14 @@ CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, Collectiv
   Costs c{BASE_LAT[pi] + steps * hop, raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
   if (const CollectiveCalibration* best = calibration_entry(op, n, class_key(cls, staged), p)) {
     const ProtocolFit& f = *best->protocols[pi];
-    // Same latency base, the steps of this group instead of the fitted one's.
-    const int fitted_steps = latency_steps(a, op, best->nranks);
-    c = {std::max(0.0, f.latency_s + (steps - fitted_steps) * hop), f.bus_bw_Bps, true};
+    c = {extrapolated_latency(f.latency_s, a, op, n, best->nranks, hop), f.bus_bw_Bps, true};
   }
   if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
   return c;
 }
 
 // Score: same path class (or an entry that names none) first, then same op, then same rank
-// count; the first entry in the file on a tie. An entry that has protocol p and wins among all
-// entries also wins among those with p, so costs() and protocol_by_range() agree.
+// count; the first entry in the file on a tie.
 const CollectiveCalibration* CollectiveModel::calibration_entry(CollectiveOp op, int n, const std::string& key,
                                                                 std::optional<Protocol> p) const {
   if (!calibration_) return nullptr;
@@ -116,19 +111,17 @@ const CollectiveCalibration* CollectiveModel::calibration_entry(CollectiveOp op,
   return best;
 }
 
-// NCCL's tuner picks the protocol by size; a measured curve that jumps up at a switch (the
-// next protocol slower) shows it, and the fit then records each protocol's range. The first
-// protocol listed whose max_size holds the size, or that has none, runs.
-std::optional<Protocol> CollectiveModel::protocol_by_range(CollectiveOp op, int n, const std::string& key,
-                                                           double size_B) const {
-  if (spec_.protocol != "auto") return std::nullopt;
+// NCCL's tuner picks an (algorithm, protocol) pair by size; a measured curve that jumps at a
+// switch shows it, and the fit then records pieces of sizes. They come from the entry that
+// describes the group best, and decide only what the scenario leaves to NCCL.
+std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piece(CollectiveOp op, int n,
+                                                                                  const std::string& key,
+                                                                                  double size_B) const {
+  if (spec_.protocol != "auto" || spec_.algorithm != "auto") return std::nullopt;
   const CollectiveCalibration* e = calibration_entry(op, n, key, std::nullopt);
-  if (!e || !e->ranged()) return std::nullopt;
-  for (Protocol p : ALL_PROTOCOLS) {
-    const auto& f = e->protocols[static_cast<int>(p)];
-    if (f && (!f->max_size_B || size_B <= *f->max_size_B)) return p;
-  }
-  return std::nullopt;
+  const CollectivePiece* p = e ? e->piece_at(size_B) : nullptr;
+  if (!p) return std::nullopt;
+  return CalibratedPiece{e, p};
 }
 
 const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus) const {
@@ -166,39 +159,36 @@ std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gp
   return {used.begin(), used.end()};
 }
 
-CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
-  CollectivePlan plan;
-  plan.op = op;
-  plan.nranks = int(gpus.size());
-  plan.size_B = size_B;
-  if (plan.nranks < 2) return plan;
-  const auto& ring = ring_order(gpus);
-  const int n = plan.nranks;
-  std::set<int> nodes;
-  double raw = std::numeric_limits<double>::infinity();
-  bool all_nvl = true;
-  for (int i = 0; i < n; ++i) {
-    const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
-    plan.worst_class = std::max(plan.worst_class, p.path_class);
-    plan.staged = plan.staged || p.staged;
-    all_nvl = all_nvl && p.path_class == PathClass::NVL;
-    raw = std::min(raw, p.bottleneck_Bps);
-    nodes.insert(topology_.platform().gpu(ring[i])->node);
-  }
-  Algorithm alg = n == 2 ? Algorithm::direct : (nodes.size() > 1 && op == CollectiveOp::all_reduce ? Algorithm::tree : Algorithm::ring);
+// Direct for 2 ranks, tree for an all-reduce across nodes, ring otherwise, unless the
+// scenario forces one that applies.
+Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t nodes) const {
+  Algorithm alg = n == 2 ? Algorithm::direct : (nodes > 1 && op == CollectiveOp::all_reduce ? Algorithm::tree : Algorithm::ring);
   if (spec_.algorithm == "ring") alg = Algorithm::ring;
   if (spec_.algorithm == "tree" && op == CollectiveOp::all_reduce) alg = Algorithm::tree;
   if (spec_.algorithm == "direct" && n == 2) alg = Algorithm::direct;
-  plan.algorithm = alg;
-  plan.bus_bytes = size_B * bus_factor(op, n);
+  return alg;
+}
 
-  const std::optional<Protocol> by_range =
-      protocol_by_range(op, n, class_key(plan.worst_class, plan.staged), size_B);
+// The piece's algorithm (direct exists for 2 ranks only: ring elsewhere, with the same steps),
+// protocol and bus bandwidth; its latency moved to this group's rank count with the piece's
+// algorithm and the path's hop latency for the piece's protocol.
+void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const {
+  const CollectivePiece& p = *cp.piece;
+  const int n = plan.nranks;
+  const double hop = hop_latency(plan.worst_class, plan.staged)[static_cast<int>(p.protocol)];
+  plan.algorithm = p.algorithm == Algorithm::direct && n != 2 ? Algorithm::ring : p.algorithm;
+  plan.protocol = p.protocol;
+  plan.latency_s =
+      spec_.fixed_latency_s.value_or(extrapolated_latency(p.latency_s, p.algorithm, plan.op, n, cp.entry->nranks, hop));
+  plan.bus_bw_Bps = p.bus_bw_Bps;
+  plan.calibrated = true;
+}
+
+void CollectiveModel::choose_protocol(CollectivePlan& plan, double raw_Bps, bool all_nvl) const {
   double best = std::numeric_limits<double>::infinity();
   for (Protocol p : ALL_PROTOCOLS) {
     if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
-    if (by_range && p != *by_range) continue;
-    Costs c = costs(p, alg, op, n, plan.worst_class, plan.staged, raw);
+    Costs c = costs(p, plan.algorithm, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps);
     // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
     if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
     const double t = c.latency_s + plan.bus_bytes / c.bus_bw_Bps;
@@ -210,8 +200,12 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
       plan.calibrated = c.calibrated;
     }
   }
-  // Flows: each ring edge carries bus_bytes, scaled so that alone on its narrowest link it
-  // takes bus_bytes / bus_bw.
+}
+
+// Each ring edge carries bus_bytes, scaled so that alone on its narrowest link it takes
+// bus_bytes / bus_bw.
+void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<int>& ring) const {
+  const int n = plan.nranks;
   std::vector<SolverFlow> solver;
   for (int i = 0; i < n; ++i) {
     const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
@@ -231,6 +225,34 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
     for (auto& f : plan.flows) f.bytes *= scale;
     plan.bandwidth_s *= scale;
   }
+}
+
+CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
+  CollectivePlan plan;
+  plan.op = op;
+  plan.nranks = int(gpus.size());
+  plan.size_B = size_B;
+  if (plan.nranks < 2) return plan;
+  const auto& ring = ring_order(gpus);
+  const int n = plan.nranks;
+  std::set<int> nodes;
+  double raw = std::numeric_limits<double>::infinity();
+  bool all_nvl = true;
+  for (int i = 0; i < n; ++i) {
+    const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
+    plan.worst_class = std::max(plan.worst_class, p.path_class);
+    plan.staged = plan.staged || p.staged;
+    all_nvl = all_nvl && p.path_class == PathClass::NVL;
+    raw = std::min(raw, p.bottleneck_Bps);
+    nodes.insert(topology_.platform().gpu(ring[i])->node);
+  }
+  plan.algorithm = choose_algorithm(op, n, nodes.size());
+  plan.bus_bytes = size_B * bus_factor(op, n);
+  if (const auto cp = calibrated_piece(op, n, class_key(plan.worst_class, plan.staged), size_B))
+    apply_piece(plan, *cp);
+  else
+    choose_protocol(plan, raw, all_nvl);
+  add_flows(plan, ring);
   return plan;
 }
 

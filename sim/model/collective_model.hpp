@@ -1,7 +1,8 @@
 // Collectives as NCCL runs them. For a group of GPUs, an op and a size S (bytes, as nccl-tests
 // counts it) the model picks an algorithm (direct for 2 ranks, ring within a node, tree across
 // nodes) and the protocol (LL, LL128, Simple) with the least predicted time, like NCCL's tuner
-// (or, when a calibration measured NCCL switching protocols by size, the one whose range holds S):
+// (or, when a calibration measured NCCL's choice by size as pieces, the algorithm and protocol
+// of the piece that holds S):
 //   time = latency(alg, proto, path class, steps) + S · bus_factor / bus_bandwidth(proto, path)
 // bus_factor = 2(N−1)/N for all-reduce, (N−1)/N for all-gather and reduce-scatter, 1 for send/recv
 // (nccl-tests' bus bandwidth definition, so busbw = algbw · bus_factor).
@@ -22,9 +23,6 @@
 #include "workloads/step_ops.hpp"
 
 namespace tpsim {
-
-enum class Algorithm { direct, ring, tree };
-const char* algorithm_name(Algorithm a);
 
 double bus_factor(CollectiveOp op, int nranks);
 int latency_steps(Algorithm a, CollectiveOp op, int nranks);
@@ -80,9 +78,21 @@ private:
   // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.
   const CollectiveCalibration* calibration_entry(CollectiveOp op, int nranks, const std::string& key,
                                                  std::optional<Protocol> p) const;
-  // The protocol whose size range holds `size_B` when the calibration entry for the group has
-  // ranges and the scenario leaves the protocol to NCCL; nullopt otherwise.
-  std::optional<Protocol> protocol_by_range(CollectiveOp op, int nranks, const std::string& key, double size_B) const;
+  // The piece that holds `size_B`, and its entry, when the scenario leaves algorithm and
+  // protocol to NCCL and the calibration entry for the group has pieces; nullopt otherwise.
+  struct CalibratedPiece {
+    const CollectiveCalibration* entry;
+    const CollectivePiece* piece;
+  };
+  std::optional<CalibratedPiece> calibrated_piece(CollectiveOp op, int nranks, const std::string& key,
+                                                  double size_B) const;
+  Algorithm choose_algorithm(CollectiveOp op, int nranks, std::size_t nodes) const;
+  // Sets the plan's algorithm, protocol, latency and bus bandwidth from a calibrated piece.
+  void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
+  // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
+  void choose_protocol(CollectivePlan& plan, double raw_Bps, bool all_nvl) const;
+  // The bandwidth part as flows along the ring, and its time when the group is alone.
+  void add_flows(CollectivePlan& plan, const std::vector<int>& ring) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
 
   const Topology& topology_;

@@ -1,7 +1,7 @@
-// Protocol size ranges from a calibration (the `max_size` of each protocol, written by
-// `tpsim fit` when the measured curve jumps up at NCCL's protocol switches): the collective
-// model runs the protocol whose range holds the size, not the fastest one, unless the
-// scenario forces a protocol. No engine.
+// Calibration pieces (the `pieces` list `tpsim fit` writes when a measured curve follows NCCL's
+// choice of (algorithm, protocol) by size): the collective model runs the algorithm, protocol,
+// latency and bus bandwidth of the piece that holds the size, not the fastest protocol, unless
+// the scenario forces a protocol or an algorithm. No engine.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -26,16 +26,20 @@ namespace {
 const std::string ROOT = TPSIM_SOURCE_DIR;
 constexpr double KiB = 1024, MiB = 1024 * KiB;
 
-// Two GPUs behind PCIe, all_reduce at 2 ranks (bus factor 1, direct algorithm). LL runs up
-// to 64 KiB, LL128 up to 4 MiB, Simple beyond, and Simple is the fastest at every size.
-Calibration ranged_calibration() {
+// Two GPUs behind PCIe, all_reduce at 2 ranks (bus factor 1, direct algorithm). The
+// protocols (the fastest wins) make Simple the fastest at every size; the pieces run direct
+// LL up to 64 KiB, ring LL128 up to 4 MiB, direct Simple beyond.
+Calibration pieces_calibration() {
   CollectiveCalibration c;
-  c.source = "ranges.log";
+  c.source = "pieces.log";
   c.op = "all_reduce";
   c.nranks = 2;
-  c.protocols[0] = ProtocolFit{20e-6, 1e9, true, 64 * KiB};
-  c.protocols[1] = ProtocolFit{30e-6, 5e9, true, 4 * MiB};
-  c.protocols[2] = ProtocolFit{5e-6, 20e9, true, std::nullopt};
+  c.protocols[0] = ProtocolFit{20e-6, 1e9, true};
+  c.protocols[1] = ProtocolFit{30e-6, 5e9, true};
+  c.protocols[2] = ProtocolFit{5e-6, 20e9, true};
+  c.pieces = {{Algorithm::direct, Protocol::LL, 20e-6, 1e9, 64 * KiB},
+              {Algorithm::ring, Protocol::LL128, 30e-6, 5e9, 4 * MiB},
+              {Algorithm::direct, Protocol::Simple, 5e-6, 20e9, std::nullopt}};
   Calibration cal;
   cal.collectives.push_back(c);
   return cal;
@@ -43,9 +47,11 @@ Calibration ranged_calibration() {
 
 struct Pcie2 {
   Topology topo{load_platform_file(ROOT + "/platforms/2gpu_pcie.xml"), HardwareSpec{}, ""};
-  const CollectivePlan& plan(const Calibration& cal, double size_B, const std::string& protocol = "auto") {
+  const CollectivePlan& plan(const Calibration& cal, double size_B, const std::string& protocol = "auto",
+                             const std::string& algorithm = "auto") {
     CollectiveSpec spec;
     spec.protocol = protocol;
+    spec.algorithm = algorithm;
     models.push_back(std::make_unique<CollectiveModel>(topo, spec, &cal));
     return models.back()->plan(CollectiveOp::all_reduce, size_B, {0, 1});
   }
@@ -63,7 +69,7 @@ struct TempFile {
 };
 
 std::string error_of_calibration(const std::string& text) {
-  TempFile f("tpsim_ranges_test.yaml", text);
+  TempFile f("tpsim_pieces_test.yaml", text);
   try {
     load_calibration(f.path);
   } catch (const InputError& e) {
@@ -72,50 +78,89 @@ std::string error_of_calibration(const std::string& text) {
   return "";
 }
 
+// The OCI RoCE log fitted as `tpsim fit` does (its comments say 2 nodes), written as YAML and
+// loaded back, with the fit it came from.
+struct OciChain {
+  fit::CollectiveFit fit;
+  Calibration cal;
+  OciChain() {
+    const std::string log_path = ROOT + "/calibrate/recorded/oci-2x-bm-gpu4-8-16xa100-40gb-roce.log";
+    std::ifstream in(log_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    fit::FitOptions options;
+    options.nodes = 2;
+    fit = fit::fit_collective(fit::parse_nccl_log(text.str(), log_path), options);
+    fit.path_class = "NET";
+    TempFile yaml("tpsim_pieces_oci.yaml", fit::calibration_yaml({{log_path}, {fit}, std::nullopt, std::nullopt}));
+    cal = load_calibration(yaml.path);
+  }
+};
+
+std::vector<int> gpus_of(std::initializer_list<std::pair<int, int>> ranges) {
+  std::vector<int> gpus;
+  for (auto [first, last] : ranges)
+    for (int g = first; g <= last; ++g) gpus.push_back(g);
+  return gpus;
+}
+
 }  // namespace
 
-TEST_CASE("ranges pick the protocol by size even where another protocol is faster") {
-  Calibration cal = ranged_calibration();
+TEST_CASE("pieces pick algorithm and protocol by size even where another protocol is faster") {
+  Calibration cal = pieces_calibration();
   Pcie2 box;
-  // 1 KiB: LL (20 us + 1 KiB / 1 GB/s = 21.0 us) although Simple would take 5.05 us.
+  // 1 KiB: direct LL, 20 us + 1 KiB / 1 GB/s = 21.0 us, although Simple would take 5.05 us.
   const CollectivePlan& small = box.plan(cal, 1 * KiB);
+  CHECK(small.algorithm == Algorithm::direct);
   CHECK(small.protocol == Protocol::LL);
   CHECK(small.calibrated);
   CHECK(small.time_s() == doctest::Approx(20e-6 + 1024 / 1e9).epsilon(1e-9));
-  // The ends of each range: 64 KiB is LL's last size, one byte more is LL128's.
+  // The ends of each piece: 64 KiB is the first piece's last size, one byte more the second's.
   CHECK(box.plan(cal, 64 * KiB).protocol == Protocol::LL);
   CHECK(box.plan(cal, 64 * KiB + 1).protocol == Protocol::LL128);
+  // 1 MiB: ring LL128, fitted at the group's own 2 ranks (no extrapolation),
+  // 30 us + 1 MiB / 5 GB/s.
   const CollectivePlan& mid = box.plan(cal, 1 * MiB);
+  CHECK(mid.algorithm == Algorithm::ring);
   CHECK(mid.protocol == Protocol::LL128);
   CHECK(mid.time_s() == doctest::Approx(30e-6 + MiB / 5e9).epsilon(1e-9));
   CHECK(box.plan(cal, 4 * MiB).protocol == Protocol::LL128);
   const CollectivePlan& big = box.plan(cal, 64 * MiB);
+  CHECK(big.algorithm == Algorithm::direct);
   CHECK(big.protocol == Protocol::Simple);
   CHECK(big.time_s() == doctest::Approx(5e-6 + 64 * MiB / 20e9).epsilon(1e-9));
 }
 
-TEST_CASE("without ranges, or with a protocol forced, the ranges decide nothing") {
-  Calibration cal = ranged_calibration();
+TEST_CASE("a forced protocol or algorithm, or no pieces: the fastest protocol runs") {
+  Calibration cal = pieces_calibration();
   Pcie2 box;
-  // A forced protocol runs at every size, inside its range or not.
-  CHECK(box.plan(cal, 1 * KiB, "Simple").protocol == Protocol::Simple);
+  // A forced protocol runs at every size, with the protocols' numbers.
+  const CollectivePlan& simple = box.plan(cal, 1 * KiB, "Simple");
+  CHECK(simple.protocol == Protocol::Simple);
+  CHECK(simple.time_s() == doctest::Approx(5e-6 + 1024 / 20e9).epsilon(1e-9));
   CHECK(box.plan(cal, 64 * MiB, "LL").protocol == Protocol::LL);
-  // No max_size anywhere: the fastest protocol, Simple, at every size.
-  for (auto& p : cal.collectives[0].protocols) p->max_size_B.reset();
+  // A forced algorithm: the pieces are NCCL's own choice of both, so they step aside and the
+  // fastest protocol (Simple) runs with that algorithm.
+  const CollectivePlan& ring = box.plan(cal, 1 * KiB, "auto", "ring");
+  CHECK(ring.algorithm == Algorithm::ring);
+  CHECK(ring.protocol == Protocol::Simple);
+  // No pieces: Simple at every size.
+  cal.collectives[0].pieces.clear();
   for (double size : {1 * KiB, 1 * MiB, 64 * MiB}) CHECK(box.plan(cal, size).protocol == Protocol::Simple);
 }
 
-TEST_CASE("the ranges come from the entry that also gives the costs") {
-  // A better match for this group (same path class) without ranges: the fastest protocol
-  // runs, with that entry's numbers; the ranged entry (no path class) is not consulted.
-  Calibration cal = ranged_calibration();
+TEST_CASE("the pieces come from the entry that describes the group best") {
+  // A better match for this group (same path class) without pieces: the fastest protocol
+  // runs, with that entry's numbers; the entry with pieces (no path class) is not consulted.
+  Calibration cal = pieces_calibration();
   Pcie2 box;
   const GpuPath& path = box.topo.path(0, 1);
   CollectiveCalibration exact = cal.collectives[0];
   exact.path_class = path_class_name(path.path_class);
-  exact.protocols[0] = ProtocolFit{2e-6, 1e9, true, std::nullopt};
-  exact.protocols[1] = ProtocolFit{4e-6, 5e9, true, std::nullopt};
-  exact.protocols[2] = ProtocolFit{8e-6, 20e9, true, std::nullopt};
+  exact.protocols[0] = ProtocolFit{2e-6, 1e9, true};
+  exact.protocols[1] = ProtocolFit{4e-6, 5e9, true};
+  exact.protocols[2] = ProtocolFit{8e-6, 20e9, true};
+  exact.pieces.clear();
   REQUIRE_FALSE(path.staged);
   cal.collectives.push_back(exact);
   const CollectivePlan& p = box.plan(cal, 1 * KiB);
@@ -124,59 +169,107 @@ TEST_CASE("the ranges come from the entry that also gives the costs") {
   CHECK(box.plan(cal, 64 * MiB).protocol == Protocol::Simple);
 }
 
-TEST_CASE("fit -> YAML -> load_calibration -> model: the OCI RoCE ranges replay") {
-  const std::string log_path = ROOT + "/calibrate/recorded/oci-2x-bm-gpu4-8-16xa100-40gb-roce.log";
-  std::ifstream in(log_path);
-  std::stringstream text;
-  text << in.rdbuf();
-  fit::CollectiveFit f = fit::fit_collective(fit::parse_nccl_log(text.str(), log_path));
-  REQUIRE(f.ranged());
-  f.path_class = "NET";
-  f.nodes = 2;
-  TempFile yaml("tpsim_ranges_oci.yaml", fit::calibration_yaml({{log_path}, {f}, std::nullopt, std::nullopt}));
-  const Calibration cal = load_calibration(yaml.path);
-  REQUIRE(cal.collectives.size() == 1);
-  const CollectiveCalibration& c = cal.collectives[0];
-  CHECK(c.ranged());
-  CHECK(c.protocols[0]->max_size_B == 64 * KiB);
-  CHECK(c.protocols[1]->max_size_B == 32 * MiB);
-  CHECK_FALSE(c.protocols[2]->max_size_B);
-
-  // The 16 GPUs of the OCI platform run, at every measured size, the fit's protocol.
+TEST_CASE("fit -> YAML -> load_calibration -> model: the OCI RoCE pieces replay at every measured size") {
+  const OciChain chain;
+  REQUIRE(chain.cal.collectives.size() == 1);
+  const CollectiveCalibration& c = chain.cal.collectives[0];
+  REQUIRE(c.pieces.size() == chain.fit.pieces.size());
+  REQUIRE(c.pieces.size() == 6);
+  for (std::size_t i = 0; i < c.pieces.size(); ++i) {
+    CHECK(static_cast<int>(c.pieces[i].algorithm) == static_cast<int>(chain.fit.pieces[i].algorithm));
+    CHECK(c.pieces[i].max_size_B.value_or(INFINITY) == chain.fit.pieces[i].max_size_B);
+  }
+  // The 16 GPUs of the OCI platform run, at every measured size, the fit's piece: its
+  // algorithm and protocol, and its time within the YAML's 4 significant digits.
   Topology topo(load_platform_file(ROOT + "/platforms/oci_2x_a100_40gb_roce.xml"), HardwareSpec{}, "");
-  CollectiveModel model(topo, CollectiveSpec{}, &cal);
-  std::vector<int> gpus;
-  for (int g = 0; g < 16; ++g) gpus.push_back(g);
-  for (const fit::FitPoint& p : f.points) {
+  CollectiveModel model(topo, CollectiveSpec{}, &chain.cal);
+  const std::vector<int> gpus = gpus_of({{0, 15}});
+  for (const fit::FitPoint& p : chain.fit.points) {
     INFO("size ", p.size_B);
     const CollectivePlan& plan = model.plan(CollectiveOp::all_reduce, p.size_B, gpus);
+    const fit::PieceFit& piece = chain.fit.pieces[p.piece];
+    CHECK(static_cast<int>(plan.algorithm) == static_cast<int>(piece.algorithm));
     CHECK(static_cast<int>(plan.protocol) == static_cast<int>(p.protocol));
     CHECK(plan.time_s() == doctest::Approx(p.predicted_s).epsilon(2e-3));
   }
 }
 
-TEST_CASE("max_size in a calibration file: read, and refused where ranges would leave a gap") {
+TEST_CASE("a piece's latency moves to another rank count with the piece's algorithm") {
+  // 8 of the 16 GPUs, 4 per node: path class NET, hop latency 5 us (LL) and 14 us (Simple)
+  // (collective_model.cpp). The latency fitted at 16 ranks becomes
+  //   L + (steps(alg, 8) - steps(alg, 16)) * hop,
+  // tree: steps 2 ceil(log2 N) = 6 at 8, 8 at 16; ring all_reduce: 2(N - 1) = 14 at 8, 30 at 16;
+  // the bandwidth part is S * 2(8-1)/8 / B.
+  const OciChain chain;
+  const CollectiveCalibration& c = chain.cal.collectives[0];
+  Topology topo(load_platform_file(ROOT + "/platforms/oci_2x_a100_40gb_roce.xml"), HardwareSpec{}, "");
+  CollectiveModel model(topo, CollectiveSpec{}, &chain.cal);
+  const std::vector<int> gpus = gpus_of({{0, 3}, {8, 11}});
+
+  const CollectivePiece& tree_ll = c.pieces[0];
+  REQUIRE(tree_ll.algorithm == Algorithm::tree);
+  REQUIRE(tree_ll.protocol == Protocol::LL);
+  const CollectivePlan& small = model.plan(CollectiveOp::all_reduce, 1 * KiB, gpus);
+  CHECK(small.algorithm == Algorithm::tree);
+  CHECK(small.latency_s == doctest::Approx(tree_ll.latency_s + (6 - 8) * 5e-6));
+  CHECK(small.time_s() == doctest::Approx(small.latency_s + 1 * KiB * 1.75 / tree_ll.bus_bw_Bps));
+
+  const CollectivePiece& ring_simple = c.pieces[5];
+  REQUIRE(ring_simple.algorithm == Algorithm::ring);
+  REQUIRE(ring_simple.protocol == Protocol::Simple);
+  const CollectivePlan& big = model.plan(CollectiveOp::all_reduce, 1024 * MiB, gpus);
+  CHECK(big.algorithm == Algorithm::ring);
+  CHECK(big.protocol == Protocol::Simple);
+  CHECK(big.latency_s == doctest::Approx(ring_simple.latency_s + (14 - 30) * 14e-6));
+  CHECK(big.time_s() == doctest::Approx(big.latency_s + 1024 * MiB * 1.75 / ring_simple.bus_bw_Bps));
+}
+
+TEST_CASE("pieces in a calibration file: read, and refused where sizes would have no piece or two") {
   const std::string head =
       "collectives:\n"
       "  - op: all_reduce\n"
       "    nranks: 2\n"
-      "    protocols:\n";
-  CHECK(error_of_calibration(head +
-                             "      LL:     { latency: 10us, bus_bandwidth: 1GBps, max_size: 64KiB }\n"
-                             "      Simple: { latency: 10us, bus_bandwidth: 9GBps }\n") == "");
-  CHECK(error_of_calibration(head +
-                             "      LL:     { latency: 10us, bus_bandwidth: 1GBps, max_size: 1MiB }\n"
-                             "      LL128:  { latency: 10us, bus_bandwidth: 5GBps, max_size: 64KiB }\n"
-                             "      Simple: { latency: 10us, bus_bandwidth: 9GBps }\n") ==
-        ":6:64: error: 'max_size' of LL128 is below the previous protocol's: ranges must grow from LL to LL128 to "
-        "Simple (a protocol without 'max_size' takes every larger size)");
-  CHECK(error_of_calibration(head +
-                             "      LL:     { latency: 10us, bus_bandwidth: 1GBps, max_size: 64KiB }\n"
-                             "      LL128:  { latency: 10us, bus_bandwidth: 5GBps, max_size: 1MiB }\n") ==
-        ":6:64: error: the last protocol (LL128) must have no 'max_size': larger sizes would have no protocol");
-  CHECK(error_of_calibration(head + "      LL:     { latency: 10us, bus_bandwidth: 1GBps, max_size: -1B }\n"
-                                    "      Simple: { latency: 10us, bus_bandwidth: 9GBps }\n") ==
-        ":5:64: error: 'max_size': '-1B' is negative; a size must be >= 0");
-  CHECK(error_of_calibration(head + "      LL:     { latency: 10us, bus_bandwidth: 1GBps, max_sise: 1B }\n")
-            .starts_with(":5:"));
+      "    protocols:\n"
+      "      Simple: { latency: 10us, bus_bandwidth: 9GBps }\n"
+      "    pieces:\n";
+  // Lines 7.. hold the pieces; an error points at the value it is about (column 22: the
+  // algorithm), at the piece's `{` (column 9) when the piece lacks a key.
+  const std::string ll = "      - { algorithm: direct, protocol: LL, latency: 10us, bus_bandwidth: 1GBps, max_size: 64KiB }\n";
+  const std::string simple = "      - { algorithm: direct, protocol: Simple, latency: 10us, bus_bandwidth: 9GBps }\n";
+  {
+    TempFile ok("tpsim_pieces_ok.yaml", head + ll + simple);
+    const Calibration cal = load_calibration(ok.path);
+    const std::vector<CollectivePiece>& p = cal.collectives[0].pieces;
+    REQUIRE(p.size() == 2);
+    CHECK(p[0].algorithm == Algorithm::direct);
+    CHECK(p[0].protocol == Protocol::LL);
+    CHECK(p[0].latency_s == doctest::Approx(10e-6));
+    CHECK(p[0].bus_bw_Bps == doctest::Approx(1e9));
+    CHECK(p[0].max_size_B == 64 * KiB);
+    CHECK_FALSE(p[1].max_size_B);
+    CHECK(cal.collectives[0].piece_at(64 * KiB) == &p[0]);
+    CHECK(cal.collectives[0].piece_at(64 * KiB + 1) == &p[1]);
+  }
+  CHECK(error_of_calibration(head + ll +
+                             "      - { algorithm: ring, protocol: LL128, latency: 10us, bus_bandwidth: 5GBps, max_size: 4KiB }\n" +
+                             simple) ==
+        ":8:92: error: 'max_size' 4096B is not above the previous piece's 65536B: pieces go in increasing size order");
+  CHECK(error_of_calibration(head + ll) ==
+        ":7:91: error: the last piece must have no 'max_size': larger sizes would have no piece");
+  CHECK(error_of_calibration(head + simple + simple) ==
+        ":7:9: error: piece 1 of 2 has no 'max_size': only the last piece takes every larger size");
+  CHECK(error_of_calibration(head + "      - { algorithm: trees, protocol: Simple, latency: 10us, bus_bandwidth: 9GBps }\n") ==
+        ":7:22: error: 'algorithm' must be one of direct, ring, tree; did you mean 'tree'?");
+  CHECK(error_of_calibration(head + "      - { algorithm: ring, protocol: LL64, latency: 10us, bus_bandwidth: 9GBps }\n") ==
+        ":7:38: error: 'protocol' must be one of LL, LL128, Simple; did you mean 'LL'?");
+  CHECK(error_of_calibration(head + "      - { algorithm: ring, protocol: LL, latency: 10us, bus_bandwidth: 0GBps }\n") ==
+        ":7:72: error: 'bus_bandwidth' must be positive");
+  CHECK(error_of_calibration(head + "      []\n") == ":7:7: error: 'pieces' must be a non-empty list, in increasing size order");
+  // Size ranges on the protocols are gone: pieces say it.
+  CHECK(error_of_calibration("collectives:\n"
+                             "  - op: all_reduce\n"
+                             "    nranks: 2\n"
+                             "    protocols:\n"
+                             "      LL: { latency: 10us, bus_bandwidth: 1GBps, max_size: 64KiB }\n") ==
+        ":5:50: error: unknown key 'max_size'");
 }
