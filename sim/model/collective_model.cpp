@@ -149,13 +149,46 @@ const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus
   return rings_.emplace(gpus, best).first->second;
 }
 
+// NCCL's channels across nodes: with k GPUs (and NICs) per node, k rings, ring r entering each
+// node at its GPU r and leaving by GPU r - 1, so every NIC carries one ring out and one in and
+// the rings split the bytes. Within a node (or uneven nodes), one ring in the best order.
+const std::vector<std::vector<int>>& CollectiveModel::rings(const std::vector<int>& gpus) const {
+  auto it = channel_rings_.find(gpus);
+  if (it != channel_rings_.end()) return it->second;
+  std::map<int, std::vector<int>> by_node;
+  for (int g : gpus) by_node[topology_.platform().gpu(g)->node].push_back(g);
+  const std::size_t k = by_node.begin()->second.size();
+  bool even = by_node.size() > 1 && k > 1;
+  for (const auto& [node, members] : by_node) even = even && members.size() == k;
+  std::vector<std::vector<int>> out;
+  if (!even) {
+    out.push_back(ring_order(gpus));
+  } else {
+    for (std::size_t r = 0; r < k; ++r) {
+      std::vector<int> ring;
+      for (const auto& [node, members] : by_node)
+        for (std::size_t t = 0; t < k; ++t) ring.push_back(members[(r + t) % k]);
+      out.push_back(ring);
+    }
+  }
+  return channel_rings_.emplace(gpus, out).first->second;
+}
+
+// Edges a collective's bytes cross: every ring edge; a send/recv only from the first GPU to the second.
+std::vector<std::pair<int, int>> CollectiveModel::edges(CollectiveOp op, const std::vector<int>& ring) const {
+  std::vector<std::pair<int, int>> e;
+  const std::size_t n = op == CollectiveOp::send_recv ? 1 : ring.size();
+  for (std::size_t i = 0; i < n; ++i) e.emplace_back(ring[i], ring[(i + 1) % ring.size()]);
+  return e;
+}
+
 std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gpus) const {
   std::set<DirectedLink> used;
   if (gpus.size() < 2) return {};
-  const auto& ring = ring_order(gpus);
-  for (std::size_t i = 0; i < ring.size(); ++i)
-    for (const auto& leg : topology_.path(ring[i], ring[(i + 1) % ring.size()]).legs)
-      for (const auto& l : leg.links) used.insert(topology_.normalise(l));
+  for (const auto& ring : rings(gpus))
+    for (const auto& [a, b] : edges(CollectiveOp::all_reduce, ring))
+      for (const auto& leg : topology_.path(a, b).legs)
+        for (const auto& l : leg.links) used.insert(topology_.normalise(l));
   return {used.begin(), used.end()};
 }
 
@@ -202,21 +235,21 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, double raw_Bps, bool
   }
 }
 
-// Each ring edge carries bus_bytes, scaled so that alone on its narrowest link it takes
-// bus_bytes / bus_bw.
-void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<int>& ring) const {
-  const int n = plan.nranks;
+// Each ring carries its share of bus_bytes over each of its edges. The protocol's efficiency
+// (bus bandwidth against the rings' raw bandwidth) inflates the bytes, so that alone the group
+// takes bus_bytes / bus_bw, and a link shared with other groups slows everyone on it.
+void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
+  const double per_ring = plan.bus_bytes / double(rings.size()), efficiency = plan.bus_bw_Bps / raw_Bps;
   std::vector<SolverFlow> solver;
-  for (int i = 0; i < n; ++i) {
-    const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
-    for (const auto& leg : p.legs) {
-      Flow f{leg, plan.bus_bytes * p.bottleneck_Bps / plan.bus_bw_Bps};
-      SolverFlow s{f.bytes, {}};
-      for (const auto& l : leg.links) s.resources.push_back(resource_of(l));
-      solver.push_back(s);
-      plan.flows.push_back(std::move(f));
-    }
-  }
+  for (const auto& ring : rings)
+    for (const auto& [a, b] : edges(plan.op, ring))
+      for (const auto& leg : topology_.path(a, b).legs) {
+        Flow f{leg, per_ring / efficiency};
+        SolverFlow sf{f.bytes, {}};
+        for (const auto& l : leg.links) sf.resources.push_back(resource_of(l));
+        solver.push_back(sf);
+        plan.flows.push_back(std::move(f));
+      }
   plan.bandwidth_s = completion_time(solver, resource_capacities());
   if (plan.calibrated && plan.bandwidth_s > 0) {
     // A measured bus bandwidth already includes the group's own sharing of links: scale the
@@ -233,26 +266,28 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   plan.nranks = int(gpus.size());
   plan.size_B = size_B;
   if (plan.nranks < 2) return plan;
-  const auto& ring = ring_order(gpus);
+  const auto& channel_rings = rings(gpus);
   const int n = plan.nranks;
   std::set<int> nodes;
-  double raw = std::numeric_limits<double>::infinity();
+  double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
   bool all_nvl = true;
-  for (int i = 0; i < n; ++i) {
-    const GpuPath& p = topology_.path(ring[i], ring[(i + 1) % n]);
-    plan.worst_class = std::max(plan.worst_class, p.path_class);
-    plan.staged = plan.staged || p.staged;
-    all_nvl = all_nvl && p.path_class == PathClass::NVL;
-    raw = std::min(raw, p.bottleneck_Bps);
-    nodes.insert(topology_.platform().gpu(ring[i])->node);
-  }
+  for (int g : gpus) nodes.insert(topology_.platform().gpu(g)->node);
+  for (const auto& ring : channel_rings)
+    for (const auto& [a, b] : edges(op, ring)) {
+      const GpuPath& p = topology_.path(a, b);
+      plan.worst_class = std::max(plan.worst_class, p.path_class);
+      plan.staged = plan.staged || p.staged;
+      all_nvl = all_nvl && p.path_class == PathClass::NVL;
+      raw = std::min(raw, p.bottleneck_Bps);
+    }
+  raw *= double(channel_rings.size());  // the rings run side by side
   plan.algorithm = choose_algorithm(op, n, nodes.size());
   plan.bus_bytes = size_B * bus_factor(op, n);
   if (const auto cp = calibrated_piece(op, n, class_key(plan.worst_class, plan.staged), size_B))
     apply_piece(plan, *cp);
   else
     choose_protocol(plan, raw, all_nvl);
-  add_flows(plan, ring);
+  add_flows(plan, channel_rings, raw);
   return plan;
 }
 

@@ -60,6 +60,8 @@ public:
   // Ring order of a group: the cyclic order that crosses the slowest paths least
   // (exact search up to 9 GPUs, the given order beyond).
   const std::vector<int>& ring_order(const std::vector<int>& gpus) const;
+  // The rings a group's collectives use: one per NIC rail across nodes, else one (ring_order).
+  const std::vector<std::vector<int>>& rings(const std::vector<int>& gpus) const;
   // Links (normalised, direction-aware) a group's collectives use.
   std::vector<DirectedLink> links_used(const std::vector<int>& gpus) const;
   const Topology& topology() const { return topology_; }
@@ -92,7 +94,8 @@ private:
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
   void choose_protocol(CollectivePlan& plan, double raw_Bps, bool all_nvl) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.
-  void add_flows(CollectivePlan& plan, const std::vector<int>& ring) const;
+  void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
+  std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
 
   const Topology& topology_;
@@ -100,6 +103,7 @@ private:
   const Calibration* calibration_;
   mutable std::map<std::tuple<int, double, std::vector<int>>, CollectivePlan> plans_;
   mutable std::map<std::vector<int>, std::vector<int>> rings_;
+  mutable std::map<std::vector<int>, std::vector<std::vector<int>>> channel_rings_;
 };
 
 }  // namespace tpsim
