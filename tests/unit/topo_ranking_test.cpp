@@ -1,0 +1,76 @@
+// Every importable `nvidia-smi topo -m` matrix in tests/data/topo: the simulated 64 MiB
+// all-reduce between two GPUs ranks pairs in the order their codes imply,
+// NV# < PIX < PXB < PHB/NODE < SYS in time. (The 8xH100 matrix with only GPU0's row is refused
+// on import, see topo_import_test.cpp.)
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "model/collective_model.hpp"
+#include "topo/topo_gpu_links.hpp"
+#include "topo/topo_matrix.hpp"
+#include "topo/topo_platform.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+int rank_of(PathCode c) {
+  switch (c) {
+    case PathCode::NV: return 0;
+    case PathCode::PIX: return 1;
+    case PathCode::PXB: return 2;
+    case PathCode::PHB:
+    case PathCode::NODE: return 3;
+    default: return 4;  // SYS
+  }
+}
+
+}  // namespace
+
+TEST_CASE("imported boxes rank GPU pairs by their topo codes") {
+  const std::string dir = std::string(TPSIM_SOURCE_DIR) + "/tests/data/topo/";
+  const std::map<std::string, std::string> boxes{{"2xrtx2080ti-pix-no-p2p", "RTX2080Ti-11GB"},
+                                                 {"2xrtx5090-phb-threadripper", "RTX5090-32GB"},
+                                                 {"8xa100-nv12-pairs-dual-socket", "A100-SXM4-80GB"},
+                                                 {"8xb200-nv18-8nic-gke-a4", "B200-SXM-180GB"},
+                                                 {"4gpu-nv12-pairs-sys-design-exercise", "A100-SXM4-80GB"}};
+  for (const auto& [name, gpu] : boxes) {
+    CAPTURE(name);
+    std::ifstream in(dir + name + ".txt");
+    std::stringstream text;
+    text << in.rdbuf();
+    const TopoMatrix m = parse_topo_matrix(text.str(), name);
+    const std::string xml = (std::filesystem::temp_directory_path() / (name + ".tpsim-test.xml")).string();
+    std::ofstream(xml) << platform_xml(m, gpu_link_spec(gpu));
+    Topology topo(load_platform_file(xml), {}, "");
+    CollectiveModel cm(topo, {}, nullptr);
+    // Slowest time seen per code rank, and fastest: a better code's slowest must beat a worse code's fastest.
+    std::map<int, std::pair<double, double>> span;  // rank -> (min, max) time
+    for (int a = 0; a < m.gpu_count; ++a)
+      for (int b = a + 1; b < m.gpu_count; ++b) {
+        const double t = cm.plan(CollectiveOp::all_reduce, 64.0 * 1024 * 1024, {a, b}).time_s();
+        auto [it, fresh] = span.emplace(rank_of(m.path(a, b).code), std::pair{t, t});
+        if (!fresh) it->second = {std::min(it->second.first, t), std::max(it->second.second, t)};
+      }
+    for (auto it = span.begin(); std::next(it) != span.end(); ++it) {
+      CAPTURE(it->first);
+      CHECK(it->second.second < std::next(it)->second.first);
+    }
+    std::filesystem::remove(xml);
+  }
+}
+
+TEST_CASE("2-rank all-reduce: an NV12 pair against a SYS pair shows the textbook's gap") {
+  // Design exercise box: GPU0-GPU1 NV12 (250 GB/s), GPU0-GPU2 across sockets, staged through host
+  // memory over 24 GB/s PCIe lanes. A 33.6 MB all-reduce (a 4096-token prefill) moves S per rank:
+  // 33.6 MB / 250 GB/s = 134 us on NVLink; over SYS, PCIe at a third for host staging: ~4 ms.
+  Topology topo(load_platform_file(std::string(TPSIM_SOURCE_DIR) + "/platforms/4gpu_nv12_sys.xml"), {}, "");
+  CollectiveModel cm(topo, {}, nullptr);
+  const double S = 4096.0 * 4096 * 2;
+  const double nv = cm.plan(CollectiveOp::all_reduce, S, {0, 1}).time_s(), sys = cm.plan(CollectiveOp::all_reduce, S, {0, 2}).time_s();
+  CHECK(nv == doctest::Approx(S / 250e9).epsilon(0.1));
+  CHECK(sys / nv > 10);
+}
