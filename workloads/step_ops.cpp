@@ -96,7 +96,7 @@ double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp) {
   return stage_layers(model, pp).front() * 2.0 * sh.kv_heads_per_rank * model.head_dim * model.kv_bytes_per_value;
 }
 
-StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp) {
+StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp, bool sequence_parallel) {
   const Sharding sh = check_tp(model, tp);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
   const double d = model.hidden_size, hd = model.head_dim;
@@ -130,8 +130,18 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   attn.bytes = kv_tokens * kv_token_bytes + 2 * m * q_cols * act;  // read the KV cache (incl. new) + q in, out
   L.push_back(attn);
   L.push_back(gemm("o_proj", m, d, q_cols, s));
-  L.push_back(collective("attn_all_reduce", CollectiveOp::all_reduce, m * d * act));
-  L.push_back(elementwise("post_attn_norm", m * d, 4));
+  // The row-parallel output is summed across ranks, normed, and handed to the next column-parallel GEMM.
+  auto combine = [&](const char* all_reduce, const char* reduce_scatter, const char* all_gather, const char* norm) {
+    if (!sequence_parallel || tp == 1) {
+      L.push_back(collective(all_reduce, CollectiveOp::all_reduce, m * d * act));
+      if (norm) L.push_back(elementwise(norm, m * d, 4));
+      return;
+    }
+    L.push_back(collective(reduce_scatter, CollectiveOp::reduce_scatter, m * d * act));
+    if (norm) L.push_back(elementwise(norm, m * d / tp, 4));
+    L.push_back(collective(all_gather, CollectiveOp::all_gather, m * d * act));
+  };
+  combine("attn_all_reduce", "attn_reduce_scatter", "attn_all_gather", "post_attn_norm");
   const double inter = double(model.intermediate_size) / tp;
   if (model.num_experts > 0) {
     // MoE: every token visits experts_per_token experts; at small m each visited expert's weights are read.
@@ -151,7 +161,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
     L.push_back(elementwise("silu_mul", m * inter, 3));
     L.push_back(gemm("down_proj", m, d, inter, s));
   }
-  L.push_back(collective("mlp_all_reduce", CollectiveOp::all_reduce, m * d * act));
+  combine("mlp_all_reduce", "mlp_reduce_scatter", "mlp_all_gather", nullptr);
 
   ops.epilogue.push_back(elementwise("final_norm", sequences * d, 4));
   ops.epilogue.push_back(gemm("lm_head", sequences, double(model.vocab_size) / tp, d, s));

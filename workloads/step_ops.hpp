@@ -57,7 +57,9 @@ struct Sharding {
 Sharding check_tp(const ModelCard& model, int tp);
 
 // `pp` pipeline stages split the layers as evenly as possible (earlier stages take the extra ones).
-StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp = 1);
+// `sequence_parallel` (Megatron-style): each layer all-reduce becomes a reduce-scatter, the norm on
+// 1/tp of the tokens, and an all-gather — the same bytes on the wire, a tp-th of the norm work.
+StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp = 1, bool sequence_parallel = false);
 
 // Layers of each of `pp` stages; throws ValueError when pp exceeds the layers.
 std::vector<int> stage_layers(const ModelCard& model, int pp);

@@ -204,8 +204,9 @@ EngineSpec read_engine(const YamlMap& m) {
 }
 
 CollectiveSpec read_collectives(const YamlMap& m) {
-  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level"});
+  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level", "sequence_parallel"});
   CollectiveSpec c;
+  c.sequence_parallel = m.boolean_or("sequence_parallel", false);
   if (m.has("fixed_latency")) c.fixed_latency_s = m.quantity("fixed_latency", Quantity::time);
   auto pick = [&](const std::string& key, const std::vector<std::string>& allowed, std::string& out) {
     if (!m.has(key)) return;
@@ -325,8 +326,8 @@ ConfigSpec read_config(const YamlMap& m) {
   std::set<int> seen;
   for (const auto& replica : layout) {
     auto gpus = read_gpu_list(m, replica);
-    if (int(gpus.size()) != c.tp * c.pp)
-      m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but tp" + (c.pp > 1 ? " x pp is " + std::to_string(c.tp * c.pp) : " is " + std::to_string(c.tp)));
+    if (long(gpus.size()) != long(c.tp) * c.pp)  // long: tp x pp may exceed an int
+      m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but tp" + (c.pp > 1 ? " x pp is " + std::to_string(long(c.tp) * c.pp) : " is " + std::to_string(c.tp)));
     for (int g : gpus)
       if (!seen.insert(g).second) m.fail(replica, "GPU " + std::to_string(g) + " is used twice in this configuration");
     c.layout.push_back(gpus);

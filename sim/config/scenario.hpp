@@ -67,6 +67,7 @@ struct CollectiveSpec {
   std::string algorithm = "auto";          // auto | ring | tree | direct | nvls (NCCL_ALGO)
   std::string protocol = "auto";           // auto | LL | LL128 | Simple (NCCL_PROTO)
   std::string p2p_level;                   // "" = platform's (NCCL_P2P_LEVEL)
+  bool sequence_parallel = false;          // layer all-reduces as reduce-scatter + all-gather
 };
 
 struct LinkOverride {

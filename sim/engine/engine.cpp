@@ -104,7 +104,7 @@ void replica_actor(Shared* sh, int r) {
       continue;
     }
     const StepPlan plan =
-        plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
+        plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp, spec.sequence_parallel), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
     if (sh->flows[r] || spec.trace) {
       plan.for_each([&](const std::vector<Segment>& segs, int times) {
         for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);

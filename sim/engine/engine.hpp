@@ -28,6 +28,7 @@ struct RunSpec {
   SchedulerSpec scheduler;
   std::vector<ReplicaSpec> replicas;
   int pp = 1;                 // pipeline stages per replica (its GPUs, stage by stage)
+  bool sequence_parallel = false;
   std::vector<Request> requests;
   bool force_flows = false;  // run every collective as flows, even where the closed form applies
   TraceLog* trace = nullptr;  // record the timeline (op by op) when set

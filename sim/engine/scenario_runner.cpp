@@ -192,9 +192,10 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);
   std::vector<SequenceWork> decode(s.workload.batch, {r.prompt_tokens, 1}), prefill(s.workload.batch, {0, r.prompt_tokens});
-  const StepOps decode_ops = step_ops(in.model, c.tp, decode, c.pp);
+  const bool sp = s.collectives.sequence_parallel;
+  const StepOps decode_ops = step_ops(in.model, c.tp, decode, c.pp, sp);
   const StepPlan dp = plan_step(decode_ops, gm, cm, group);
-  const StepPlan pp = plan_step(step_ops(in.model, c.tp, prefill, c.pp), gm, cm, group);
+  const StepPlan pp = plan_step(step_ops(in.model, c.tp, prefill, c.pp, sp), gm, cm, group);
   r.decode_step = dp.breakdown, r.prefill = pp.breakdown;
   if (auto* c = first_collective(dp)) r.decode_collective = *c;
   if (auto* c = first_collective(pp)) r.prefill_collective = *c;
@@ -208,6 +209,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.gpu = gm;
   spec.scheduler = s.scheduler;
   spec.pp = c.pp;
+  spec.sequence_parallel = s.collectives.sequence_parallel;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
   for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
   spec.requests = generate_requests(s.workload, s.seed, int(c.layout.size()));

@@ -95,3 +95,23 @@ TEST_CASE("a TP degree that does not divide the heads is refused; one above the 
   CHECK(check_tp(m, 16).kv_replicated);  // 8 KV heads, TP=16: each KV head on 2 GPUs
   CHECK(check_tp(m, 16).kv_heads_per_rank == 1);
 }
+
+TEST_CASE("sequence parallelism: each layer all-reduce becomes a reduce-scatter and an all-gather of the same bytes") {
+  ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  int all_reduce = 0, reduce_scatter = 0, all_gather = 0;
+  double bus_ar = 0, bus_sp = 0;
+  for (const Op& op : step_ops(m, 4, {{0, 1024}}, 1, false).flatten())
+    if (op.kind == OpKind::collective && op.collective == CollectiveOp::all_reduce)
+      ++all_reduce, bus_ar += op.collective_bytes * bus_factor(op.collective, 4);
+  for (const Op& op : step_ops(m, 4, {{0, 1024}}, 1, true).flatten()) {
+    if (op.kind != OpKind::collective || op.name == std::string("logits_all_gather")) continue;
+    reduce_scatter += op.collective == CollectiveOp::reduce_scatter;
+    all_gather += op.collective == CollectiveOp::all_gather;
+    bus_sp += op.collective_bytes * bus_factor(op.collective, 4);
+  }
+  CHECK(all_reduce == 2 * 32);  // 2L
+  CHECK(reduce_scatter == 2 * 32);
+  CHECK(all_gather == 2 * 32);
+  // 2(N-1)/N S = (N-1)/N S + (N-1)/N S
+  CHECK(bus_sp == doctest::Approx(bus_ar));
+}
