@@ -13,6 +13,7 @@
 
 #include "cmd_common.hpp"
 #include "fit/calibration_yaml.hpp"
+#include "fit/launch_table.hpp"
 #include "report/writers.hpp"
 #include "util/error.hpp"
 
@@ -54,11 +55,12 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
 int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
-  std::string output, gemm_path, hbm_path, path_class;
+  std::string output, gemm_path, hbm_path, launch_path, path_class;
   app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate")->required();
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
   app.add_option("--hbm", hbm_path, "HBM copy CSV (bytes,time_us,copy_GBps)");
+  app.add_option("--launch", launch_path, "launch overhead CSV (what,value_us)");
   app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   std::vector<std::string> logs;
@@ -70,8 +72,8 @@ int fit_command(int argc, char** argv) {
         if (e.path().extension() == ".log") found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       logs.insert(logs.end(), found.begin(), found.end());
-      if (gemm_path.empty() && std::filesystem::exists(std::filesystem::path(in) / "gemm.csv")) gemm_path = (std::filesystem::path(in) / "gemm.csv").string();
-      if (hbm_path.empty() && std::filesystem::exists(std::filesystem::path(in) / "hbm.csv")) hbm_path = (std::filesystem::path(in) / "hbm.csv").string();
+      for (auto [path, name] : {std::pair{&gemm_path, "gemm.csv"}, std::pair{&hbm_path, "hbm.csv"}, std::pair{&launch_path, "launch.csv"}})
+        if (path->empty() && std::filesystem::exists(std::filesystem::path(in) / name)) *path = (std::filesystem::path(in) / name).string();
     } else {
       logs.push_back(in);
     }
@@ -104,7 +106,14 @@ int fit_command(int argc, char** argv) {
     cal.files.push_back(hbm_path);
     std::cout << fmt::format("{}: HBM copy bandwidth {:.0f} GB/s (read + write)\n", hbm_path, cal.hbm->bw_Bps / 1e9);
   }
-  write_file_atomically(output, fit::calibration_yaml(cal));
+  std::string yaml = fit::calibration_yaml(cal);
+  if (!launch_path.empty()) {
+    const fit::LaunchFit launch = fit::parse_launch_csv(read_text(launch_path), launch_path);
+    if (launch.kernel_launch_s) yaml += fmt::format("kernel_launch: {:.3f}us   # back-to-back launches, {}\n", *launch.kernel_launch_s * 1e6, launch_path);
+    if (launch.graph_launch_s) yaml += fmt::format("graph_launch: {:.3f}us    # smallest measured CUDA graph, {}\n", *launch.graph_launch_s * 1e6, launch_path);
+    std::cout << fmt::format("{}: launch overheads read\n", launch_path);
+  }
+  write_file_atomically(output, yaml);
   std::cout << "wrote " << output << "\n";
   return 0;
 }
