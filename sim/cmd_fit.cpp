@@ -1,4 +1,4 @@
-// `tpsim fit logs/*.log [calib/] [--gemm gemm.csv] [--hbm hbm.csv] -o calibration.yaml`:
+// `tpsim fit logs/*.log [calib/] [--platform P.xml --gpus 0-7] [--gemm gemm.csv] [--hbm hbm.csv] -o calibration.yaml`:
 // fits the collective cost model to real nccl-tests logs (and GEMM/HBM measurements) and
 // reports each fit's residuals. Directories are searched for *.log, gemm.csv and hbm.csv
 // (the layout tpsim-calibrate writes).
@@ -9,11 +9,13 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cmd_common.hpp"
 #include "fit/calibration_yaml.hpp"
 #include "fit/launch_table.hpp"
+#include "model/collective_model.hpp"
 #include "report/writers.hpp"
 #include "util/error.hpp"
 
@@ -55,14 +57,28 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
 int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
-  std::string output, gemm_path, hbm_path, launch_path, path_class;
+  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text;
   app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate")->required();
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
   app.add_option("--hbm", hbm_path, "HBM copy CSV (bytes,time_us,copy_GBps)");
   app.add_option("--launch", launch_path, "launch overhead CSV (what,value_us)");
   app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
+  app.add_option("--platform", platform_path, "platform of the measured machine: the path class comes from its routes");
+  app.add_option("--gpus", gpus_text, "the GPUs the logs ran on (with --platform), e.g. 0-7");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  if (platform_path.empty() != gpus_text.empty()) throw ValueError("--platform and --gpus go together");
+  int platform_nodes = 0;
+  if (!platform_path.empty() && path_class.empty()) {
+    const std::vector<int> gpus = parse_gpu_list(gpus_text);
+    Topology topo(load_platform_file(platform_path), {}, "");
+    CollectiveModel cm(topo, {}, nullptr);
+    const CollectivePlan& p = cm.plan(CollectiveOp::all_reduce, 1 << 20, gpus);
+    path_class = p.staged && p.worst_class != PathClass::NET ? (p.worst_class == PathClass::SYS ? "SYS" : "SHM") : path_class_name(p.worst_class);
+    std::set<int> nodes;
+    for (int g : gpus) nodes.insert(topo.platform().gpu(g)->node);
+    platform_nodes = int(nodes.size());
+  }
   std::vector<std::string> logs;
   for (const auto& in : inputs) {
     std::error_code ec;
@@ -84,7 +100,9 @@ int fit_command(int argc, char** argv) {
     const std::string text = read_text(path);
     const fit::NcclLog log = fit::parse_nccl_log(text, path);
     int nodes = 1;
-    std::string cls = path_class.empty() ? infer_path_class(text, std::filesystem::path(path).filename().string(), nodes) : path_class;
+    std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), nodes);
+    if (!path_class.empty()) cls = path_class;
+    if (platform_nodes > 0) nodes = platform_nodes;
     fit::FitOptions opt;
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
     opt.nodes = nodes;
