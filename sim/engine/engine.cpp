@@ -130,7 +130,7 @@ void replica_actor(Shared* sh, int r) {
   }
 }
 
-int route(Shared& sh, const Request& req, const std::string& policy) {
+int route(Shared& sh, const std::string& policy) {
   const int n = int(sh.schedulers.size());
   if (policy == "round_robin") return int(sh.rr_next++ % n);
   int best = 0;
@@ -139,7 +139,6 @@ int route(Shared& sh, const Request& req, const std::string& policy) {
                                              : sh.schedulers[r].outstanding() < sh.schedulers[best].outstanding();
     if (better) best = r;
   }
-  (void)req;
   return best;
 }
 
@@ -148,7 +147,7 @@ void arrival_actor(Shared* sh) {
   for (const auto& req : spec.requests) {
     const double at = sh->start + req.arrival_s;
     if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
-    const int r = route(*sh, req, spec.scheduler.router);
+    const int r = route(*sh, spec.scheduler.router);
     if (!sh->schedulers[r].can_ever_fit(req)) {
       ++sh->result.dropped;
       if (--sh->remaining == 0) sh->all_done->release();

@@ -127,7 +127,7 @@ bool queue_grows(std::vector<RequestRecord> records) {
 
 void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   std::vector<double> ttft, tpot, e2e, queue, itl;
-  double first_arrival = std::numeric_limits<double>::infinity(), last_finish = 0, tokens = 0, in_system = 0;
+  double first_arrival = std::numeric_limits<double>::infinity(), last_finish = 0, tokens = 0;
   long good = 0;
   for (const auto& rec : run.records) {
     ttft.push_back(rec.first_token_s - rec.arrival_s);
@@ -138,7 +138,6 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
     first_arrival = std::min(first_arrival, rec.arrival_s);
     last_finish = std::max(last_finish, rec.finish_s);
     tokens += double(rec.output_tokens);
-    in_system += rec.finish_s - rec.arrival_s;
     const double t = rec.first_token_s - rec.arrival_s, e = rec.finish_s - rec.arrival_s;
     const double p = rec.output_tokens > 1 ? (rec.finish_s - rec.first_token_s) / double(rec.output_tokens - 1) : 0;
     good += (!s.slo.ttft_p99_s || t <= *s.slo.ttft_p99_s) && (!s.slo.tpot_p99_s || p <= *s.slo.tpot_p99_s) &&
