@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -98,7 +99,8 @@ std::vector<Request> read_trace(const std::string& path) {
       auto field = [&](const char* key) -> std::string {
         auto k = line.find(std::string("\"") + key + "\"");
         if (k == std::string::npos) throw InputError({path, lineno, 1}, std::string("missing \"") + key + "\"");
-        auto colon = line.find(':', k);
+        auto colon = line.find_first_not_of(' ', k + std::strlen(key) + 2);  // the ':' right after the key, not another key's
+        if (colon != std::string::npos && line[colon] != ':') colon = std::string::npos;
         auto end = colon == std::string::npos ? colon : line.find_first_of(",}", colon);
         auto value = colon == std::string::npos ? std::vector<std::string>{} : split_fields(line.substr(colon + 1, end - colon - 1), ',');
         if (value.empty() || value[0].empty())

@@ -22,6 +22,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::direct: return "direct";
     case Algorithm::ring: return "ring";
     case Algorithm::tree: return "tree";
+    case Algorithm::nvls: return "nvls";
   }
   return "?";
 }

@@ -15,8 +15,8 @@ constexpr std::array<Protocol, 3> ALL_PROTOCOLS{Protocol::LL, Protocol::LL128, P
 const char* protocol_name(Protocol p);
 
 // NCCL's algorithms as tpsim models them: direct (2 ranks), ring, tree (all_reduce across nodes).
-enum class Algorithm { direct, ring, tree };
-constexpr std::array<Algorithm, 3> ALL_ALGORITHMS{Algorithm::direct, Algorithm::ring, Algorithm::tree};
+enum class Algorithm { direct, ring, tree, nvls };
+constexpr std::array<Algorithm, 4> ALL_ALGORITHMS{Algorithm::direct, Algorithm::ring, Algorithm::tree, Algorithm::nvls};
 const char* algorithm_name(Algorithm a);
 
 struct ProtocolFit {

@@ -42,9 +42,16 @@ const std::vector<std::string> INFO_KEYS{
     "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "num_experts", "first_k_dense_replace",
     "n_shared_experts", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
 
-int positive_int(const YamlMap& m, const std::string& key) {
+// Limits far beyond any real model (the largest have d ~ 16k, ~128 layers, ~256k vocab): past
+// them a value is a typo, and the cost model's op lists and counts would grow without bound.
+constexpr long MAX_DIMENSION = 1'048'576;
+constexpr long MAX_LAYERS = 10'000;
+
+int positive_int(const YamlMap& m, const std::string& key, long max = MAX_DIMENSION) {
   long v = m.integer(key);
   if (v <= 0) m.fail(m.node(key), "'" + key + "' must be positive, not " + std::to_string(v));
+  if (v > max)
+    m.fail(m.node(key), "'" + key + "' is " + std::to_string(v) + "; tpsim refuses more than " + std::to_string(max) + " (no real model comes close)");
   return static_cast<int>(v);
 }
 
@@ -61,7 +68,7 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
   ModelCard c;
   c.name = m.str_or("model", m.has("_name_or_path") ? m.str("_name_or_path") : path);
   c.hidden_size = positive_int(m, "hidden_size");
-  c.num_layers = positive_int(m, "num_hidden_layers");
+  c.num_layers = positive_int(m, "num_hidden_layers", MAX_LAYERS);
   c.num_heads = positive_int(m, "num_attention_heads");
   c.num_kv_heads = m.has("num_key_value_heads") ? positive_int(m, "num_key_value_heads") : c.num_heads;
   if (m.has("head_dim") && !m.node("head_dim").IsNull()) {

@@ -42,7 +42,7 @@ std::string count(double v) { return std::fabs(v) < 1e15 ? fmt::format("{}", v) 
 std::string whole_in(double v, double low, double high, const std::string& what) {
   if (v != std::floor(v)) return "must be a whole number of " + what + ", not " + count(v);
   if (v < low) return "must be at least " + count(low);
-  if (v > high) return "is " + count(v) + "; tpsim refuses more than " + count(high) + " " + what;
+  if (v > high) return "is above tpsim's limit of " + count(high) + " " + what;
   return "";
 }
 std::string positive_value(double v) { return v > 0 ? "" : "must be positive"; }
@@ -257,7 +257,7 @@ SloSpec read_slo(const YamlMap& m) {
 double sweep_value(const YamlMap& m, const YAML::Node& n, const Sweepable& p) {
   const double v = p.quantity ? quantity_of(m.file(), n, *p.quantity, "sweep value") : number_of(m.file(), n, "sweep value");
   if (p.refuse)
-    if (const std::string why = p.refuse(v); !why.empty()) m.fail(n, "sweep value of '" + p.name + "' " + why);
+    if (const std::string why = p.refuse(v); !why.empty()) m.fail(n, "sweep value " + count(v) + " of '" + p.name + "' " + why);
   return v;
 }
 

@@ -22,6 +22,7 @@ double bus_factor(CollectiveOp op, int n) {
 
 int latency_steps(Algorithm a, CollectiveOp op, int n) {
   if (op == CollectiveOp::send_recv) return 1;
+  if (a == Algorithm::nvls) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
   if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
 }
@@ -41,6 +42,11 @@ constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
 constexpr double HOP_LAT_NET[3] = {5.0 * US, 8.0 * US, 14.0 * US};
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
+// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
+// once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
+// ports, 480 GB/s busbw in the recorded DGX H100 log); NCCL's NVLS base latency is higher.
+constexpr double NVLS_EFF = 0.62;
+constexpr double NVLS_BASE_LAT = 18.0 * US;
 // Host-staged copies cross PCIe twice and are synchronised through host memory: a third of
 // the lane (2x RTX 2080 Ti, Gen3 x16 ~12 GB/s, measured 4.0 GB/s busbw).
 constexpr double STAGED_EFF = 1.0 / 3.0;
@@ -88,6 +94,8 @@ CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, Collectiv
   const double hop = hop_latency(cls, staged)[pi];
   const int steps = latency_steps(a, op, n);
   Costs c{BASE_LAT[pi] + steps * hop, raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
+  // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
+  if (a == Algorithm::nvls) c = {NVLS_BASE_LAT + steps * hop, raw_Bps * NVLS_EFF * bus_factor(op, n), false};
   if (const CollectiveCalibration* best = calibration_entry(op, n, class_key(cls, staged), p)) {
     const ProtocolFit& f = *best->protocols[pi];
     c = {extrapolated_latency(f.latency_s, a, op, n, best->nranks, hop), f.bus_bw_Bps, true};
@@ -217,22 +225,35 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
   plan.calibrated = true;
 }
 
-void CollectiveModel::choose_protocol(CollectivePlan& plan, double raw_Bps, bool all_nvl) const {
+// The default algorithm, and NVLS where NCCL offers it: more than 2 ranks of one node whose every
+// edge runs through NVSwitch ports. A scenario's `algorithm:` narrows the choice.
+std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const {
+  const bool nvls = on_nvswitch && plan.nranks > 2 && plan.op != CollectiveOp::send_recv;
+  if (spec_.algorithm == "nvls" && nvls) return {Algorithm::nvls};
+  if (spec_.algorithm == "auto" && nvls) return {plan.algorithm, Algorithm::nvls};
+  return {plan.algorithm};
+}
+
+void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps,
+                                      bool all_nvl) const {
   double best = std::numeric_limits<double>::infinity();
-  for (Protocol p : ALL_PROTOCOLS) {
-    if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
-    Costs c = costs(p, plan.algorithm, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps);
-    // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
-    if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
-    const double t = c.latency_s + plan.bus_bytes / c.bus_bw_Bps;
-    if (t < best) {
-      best = t;
-      plan.protocol = p;
-      plan.latency_s = c.latency_s;
-      plan.bus_bw_Bps = c.bus_bw_Bps;
-      plan.calibrated = c.calibrated;
+  for (Algorithm a : algorithms)
+    for (Protocol p : ALL_PROTOCOLS) {
+      if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
+      if (a == Algorithm::nvls && p != Protocol::Simple) continue;
+      Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps);
+      // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
+      if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
+      const double t = c.latency_s + plan.bus_bytes / c.bus_bw_Bps;
+      if (t < best) {
+        best = t;
+        plan.algorithm = a;
+        plan.protocol = p;
+        plan.latency_s = c.latency_s;
+        plan.bus_bw_Bps = c.bus_bw_Bps;
+        plan.calibrated = c.calibrated;
+      }
     }
-  }
 }
 
 // Each ring carries its share of bus_bytes over each of its edges. The protocol's efficiency
@@ -270,7 +291,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   const int n = plan.nranks;
   std::set<int> nodes;
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
-  bool all_nvl = true;
+  bool all_nvl = true, all_nvswitch = true;
   for (int g : gpus) nodes.insert(topology_.platform().gpu(g)->node);
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
@@ -279,6 +300,8 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
       plan.staged = plan.staged || p.staged;
       all_nvl = all_nvl && p.path_class == PathClass::NVL;
       raw = std::min(raw, p.bottleneck_Bps);
+      for (const auto& leg : p.legs)
+        for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
     }
   raw *= double(channel_rings.size());  // the rings run side by side
   plan.algorithm = choose_algorithm(op, n, nodes.size());
@@ -286,7 +309,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   if (const auto cp = calibrated_piece(op, n, class_key(plan.worst_class, plan.staged), size_B))
     apply_piece(plan, *cp);
   else
-    choose_protocol(plan, raw, all_nvl);
+    choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1), raw, all_nvl);
   add_flows(plan, channel_rings, raw);
   return plan;
 }

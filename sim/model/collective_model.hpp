@@ -92,7 +92,8 @@ private:
   // Sets the plan's algorithm, protocol, latency and bus bandwidth from a calibrated piece.
   void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
-  void choose_protocol(CollectivePlan& plan, double raw_Bps, bool all_nvl) const;
+  std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const;
+  void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps, bool all_nvl) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.
   void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;

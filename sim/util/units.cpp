@@ -101,6 +101,7 @@ double parse_quantity(std::string_view text, Quantity q) {
       throw ValueError(fmt::format("'{}' is {}, not {}{}", text, quantity_name(u.quantity), quantity_name(q), hint));
     }
     if (value < 0) throw ValueError(fmt::format("'{}' is negative; {} must be >= 0", text, quantity_name(q)));
+    if (!std::isfinite(value * u.factor)) throw ValueError(fmt::format("'{}' is too large for {}", text, quantity_name(q)));
     return value * u.factor;
   }
   if (q == Quantity::bandwidth && (suffix == "Gb" || suffix == "Mb" || suffix == "Tb" || suffix == "GB/s" || suffix == "Gb/s"))

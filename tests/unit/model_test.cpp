@@ -115,3 +115,18 @@ TEST_CASE("sequence parallelism: each layer all-reduce becomes a reduce-scatter 
   // 2(N-1)/N S = (N-1)/N S + (N-1)/N S
   CHECK(bus_sp == doctest::Approx(bus_ar));
 }
+
+TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the ring's bus bandwidth") {
+  // DGX H100: 450 GB/s NVSwitch ports. A ring's bus bandwidth is at most the port (Simple: 450 GB/s);
+  // NVLS moves S per rank at 62% of the port: bus bandwidth 0.62 x 450 x 2(N-1)/N = 488 GB/s at N=8.
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  CollectiveModel cm(topo, {}, nullptr);
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+  const CollectivePlan& big = cm.plan(CollectiveOp::all_reduce, 1 << 30, all);
+  CHECK(big.algorithm == Algorithm::nvls);
+  CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75));
+  CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
+  // Not offered on NVLink pairs or for 2 ranks.
+  Topology pairs(load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml"), {}, "");
+  CHECK(CollectiveModel(pairs, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 30, {0, 1}).algorithm == Algorithm::direct);
+}
