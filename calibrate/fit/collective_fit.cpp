@@ -455,6 +455,16 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
         {s.size_B, s.time_s, fit.predict_time_s(s.size_B), fit.pick(s.size_B), fit.piece_at(s.size_B)});
   fit.all = residuals(fit.points, 0);
   fit.large = residuals(fit.points, RESIDUAL_MIN_SIZE_B);
+  // Times that fall as sizes grow (a mistyped time, a unit slip) fit an infinite bandwidth: refuse
+  // the log rather than write a calibration that tpsim cannot read back (found by fuzz_nccl_log).
+  auto sane = [](double latency_s, double bw_Bps) { return std::isfinite(latency_s) && latency_s >= 0 && std::isfinite(bw_Bps) && bw_Bps > 0; };
+  bool ok = true;
+  for (const ProtocolFit& p : fit.protocols) ok = ok && (!p.constrained || sane(p.latency_s, p.bus_bw_Bps));
+  for (const PieceFit& p : fit.pieces) ok = ok && sane(p.latency_s, p.bus_bw_Bps);
+  if (!ok)
+    throw InputError({log.file, log.header_line, 0},
+                     "the times do not follow latency + size / bandwidth (the fit gives an infinite bandwidth or a negative "
+                     "latency): check the time column");
   return fit;
 }
 

@@ -136,6 +136,9 @@ Calibration load_calibration(const std::string& path) {
   m.check_keys({"collectives", "gemm", "hbm_copy_bandwidth", "kernel_launch", "graph_launch", "source", "residuals"});
   Calibration c;
   c.file = path;
+  // A list, not a mapping: iterating a mapping yields invalid nodes (yaml-cpp throws; found by fuzz_calibration).
+  for (const char* key : {"collectives", "gemm"})
+    if (m.has(key) && !m.node(key).IsSequence() && !m.node(key).IsNull()) m.fail(m.node(key), std::string("'") + key + "' must be a list");
   if (m.has("collectives"))
     for (const auto& n : m.node("collectives")) c.collectives.push_back(read_collective(YamlMap(path, n, "a collective fit")));
   if (m.has("gemm"))

@@ -316,7 +316,7 @@ ConfigSpec read_config(const YamlMap& m) {
     if (c.pp > 1) m.fail(layout, "'layout: auto' places tensor-parallel groups only; list the GPUs of a pipeline-parallel layout");
     const long replicas = m.integer_or("replicas", 0);
     if (replicas < 0 || (m.has("replicas") && replicas == 0)) m.fail(m.node("replicas"), "'replicas' must be at least 1");
-    c.auto_replicas = static_cast<int>(replicas);
+    c.auto_replicas = static_cast<int>(at_most(m, "replicas", double(replicas), MAX_GPU_INDEX, "replicas"));
     c.name = m.str_or("name", "");
     if (c.name.empty()) c.name = "auto TP=" + std::to_string(c.tp);
     return c;

@@ -25,7 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fit::CollectiveFit f = fit::fit_collective(log, opt);
         for (const auto& p : f.protocols)
           if (p.constrained && !(std::isfinite(p.latency_s) && p.latency_s >= 0 && std::isfinite(p.bus_bw_Bps) && p.bus_bw_Bps > 0))
-            fuzz::finding("a fitted protocol with a non-finite or negative parameter");
+            fuzz::finding("a fitted protocol with a non-finite or negative parameter: latency " + std::to_string(p.latency_s) +
+                          " s, bus bandwidth " + std::to_string(p.bus_bw_Bps) + " B/s");
+        for (const auto& p : f.pieces)
+          if (!(std::isfinite(p.latency_s) && p.latency_s >= 0 && std::isfinite(p.bus_bw_Bps) && p.bus_bw_Bps > 0))
+            fuzz::finding("a fitted piece with a non-finite or negative parameter");
         f.path_class = ll128 ? "NVL" : "PIX";
         fit::CalibrationInputs in;
         in.files = {"all_reduce_perf.log"};

@@ -62,6 +62,8 @@ seed() {  # target -> fills $work/seeds/<target>
     calibration) cp tests/fuzz/seeds/calibration/*.yaml "$dir/" ;;
     scenario) cp scenarios/*.yaml tests/bad_input/*.yaml tests/data/*.yaml "$dir/" ;;
   esac
+  # Inputs that once crashed a target: each run replays them first.
+  if [ -d "tests/fuzz/regressions/$t" ]; then cp "tests/fuzz/regressions/$t"/* "$dir/"; fi
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}

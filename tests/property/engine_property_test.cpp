@@ -258,6 +258,7 @@ TEST_CASE("engine property: adding a replica that shares a limiting link slows a
     REQUIRE(t1.size() == t2.size());
     REQUIRE(!t1.empty());
     // The first token comes after a prefill whose all-reduces now share the link.
+    CHECK(t1[0] > 0);
     CHECK(t2[0] > t1[0] * (1 + 1e-6));
     least = std::min(least, t2[0] / t1[0]);
     ++checked;

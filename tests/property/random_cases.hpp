@@ -85,14 +85,16 @@ inline std::string model_yaml(const ModelCard& m) {
 }
 
 // A box of `gpus` GPUs. GPU g sits in socket g * sockets / gpus; consecutive GPUs of a socket
-// share a PCIe switch two by two; NVLink joins some pairs (2k, 2k+1). Routes as the README says:
-// NVLink pairs over their NVLink; else pcie, switch(es), host bridge(s), UPI as the sockets require;
-// every GPU to every CPU socket; socket to socket over UPI.
+// share a PCIe switch two by two; NVLink joins some pairs (2k, 2k+1), or every GPU has a port
+// into an NVSwitch fabric. Routes as the README says: NVLink pairs over their NVLink, NVSwitch
+// boxes over the two GPUs' ports; else pcie, switch(es), host bridge(s), UPI as the sockets
+// require; every GPU to every CPU socket; socket to socket over UPI.
 struct BoxShape {
   int gpus = 4;
   int sockets = 1;
   std::string gpu_model = "H100-SXM5-80GB";
   std::vector<bool> nvlink_pair;  // per pair (2k, 2k+1)
+  bool nvswitch = false;          // every GPU pair through the NVSwitch fabric (then no NVLink pairs)
   bool p2p = true;
   std::string p2p_level = "PXB";
 };
@@ -103,6 +105,7 @@ inline BoxShape random_shape(Rng& r, int min_gpus = 2, int max_gpus = 8) {
   s.sockets = s.gpus >= 4 && coin(r) ? 2 : 1;
   s.gpu_model = pick(r, gpu_names());
   for (int k = 0; k < s.gpus / 2; ++k) s.nvlink_pair.push_back(coin(r, 0.6));
+  s.nvswitch = coin(r, 0.25);
   s.p2p = coin(r, 0.8);
   s.p2p_level = pick(r, std::vector<std::string>{"PIX", "PXB", "PHB", "SYS"});
   return s;
@@ -130,8 +133,12 @@ public:
       const std::string sw = switch_name(g);
       if (!switch_.count(sw)) switch_[sw] = link(sw, LinkKind::pcie_switch, log_uniform(r, 16e9, 128e9), log_uniform(r, 0.1e-6, 1e-6), false);
     }
+    if (s_.nvswitch)
+      for (int g = 0; g < s_.gpus; ++g)
+        nvswitch_.push_back(link("nvswitch" + std::to_string(g), LinkKind::nvswitch, log_uniform(r, 100e9, 900e9),
+                                 log_uniform(r, 0.1e-6, 1e-6), true));
     for (int k = 0; k < int(s_.nvlink_pair.size()); ++k)
-      if (s_.nvlink_pair[k])
+      if (s_.nvlink_pair[k] && !s_.nvswitch)
         nvlink_[k] = link(fmt::format("nvlink{}_{}", 2 * k, 2 * k + 1), LinkKind::nvlink, log_uniform(r, 50e9, 900e9),
                           log_uniform(r, 0.2e-6, 2e-6), true);
     for (int a = 0; a < s_.gpus; ++a)
@@ -187,6 +194,7 @@ private:
     return int(p_.links.size()) - 1;
   }
   std::vector<RouteHop> gpu_route(int a, int b) {
+    if (s_.nvswitch) return {{nvswitch_[a], false}, {nvswitch_[b], true}};
     if (b == a + 1 && a % 2 == 0 && nvlink_.count(a / 2)) return {{nvlink_[a / 2], false}};
     std::vector<RouteHop> hops{{pcie_[a], false}, {switch_[switch_name(a)], false}};
     if (switch_name(a) != switch_name(b)) {
@@ -208,7 +216,7 @@ private:
 
   BoxShape s_;
   PlatformDesc p_;
-  std::vector<int> hb_, pcie_;
+  std::vector<int> hb_, pcie_, nvswitch_;
   int upi_ = -1;
   std::map<std::string, int> switch_;
   std::map<int, int> nvlink_;

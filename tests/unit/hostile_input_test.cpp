@@ -11,6 +11,7 @@
 #include "config/calibration.hpp"
 #include "config/model_card.hpp"
 #include "config/platform_file.hpp"
+#include "fit/collective_fit.hpp"
 #include "fit/nccl_log.hpp"
 #include "util/error.hpp"
 #include "util/units.hpp"
@@ -125,4 +126,21 @@ TEST_CASE("nccl-tests logs: rank and root numbers that no int holds (were signed
   rooted.replace(rooted.find("      -1    12.25"), 17, "   1e300    12.25");
   CHECK(error_of([&] { fit::parse_nccl_log(rooted, "root.log"); }) ==
         "root.log:11:48: error: expected the root rank (an integer, -1 for none), found '1e300'");
+}
+
+TEST_CASE("a calibration whose 'collectives' is a mapping is a located error (was YAML::InvalidNode, an internal error)") {
+  const std::string path = write_temp("not_a_list.yaml", "collectives:\n  source: dgx.log\n");
+  CHECK(error_of([&] { load_calibration(path); }) == path + ":2:3: error: 'collectives' must be a list");
+}
+
+TEST_CASE("an nccl-tests log whose time falls 100000x at the largest size is refused (its fit had an infinite bandwidth)") {
+  // fuzz_nccl_log: `tpsim fit` wrote `bus_bandwidth: infGBps`, which tpsim then refused to read.
+  // The input it found (tests/fuzz/regressions/): the RTX 2080 Ti log, mangled, its 1 GiB time 2.68588 us.
+  const std::string log = read_text(std::string(TPSIM_SOURCE_DIR) + "/tests/fuzz/regressions/nccl_log/infinite-bandwidth.log");
+  const fit::NcclLog parsed = fit::parse_nccl_log(log, "falls.log");
+  fit::FitOptions pcie;  // fitted as a PCIe log (no LL128), as `tpsim fit` does for this box
+  pcie.ll128 = false;
+  CHECK(error_of([&] { fit::fit_collective(parsed, pcie); }) ==
+        "falls.log: error: the times do not follow latency + size / bandwidth (the fit gives an infinite bandwidth or a negative "
+        "latency): check the time column");
 }
