@@ -2,6 +2,7 @@
 // to a SimGrid platform. `tpsim topo show P.xml`: GPUs, links, the path class of every pair,
 // and the chapter's decision procedure for this box.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "cmd_common.hpp"
 #include "config/platform_file.hpp"
+#include "model/domains.hpp"
 #include "model/topology.hpp"
 #include "report/writers.hpp"
 #include "topo/topo_gpu_links.hpp"
@@ -34,7 +36,7 @@ std::string show(const PlatformDesc& p) {
   out += "\npath class of every pair (NVL > PIX > PXB > PHB > SYS > NET; 'staged' = through host memory):\n       ";
   for (const auto& g : p.gpus) out += fmt::format("{:>12}", "GPU" + std::to_string(g.index));
   out += "\n";
-  std::vector<std::string> never, nvlink_pairs;
+  std::vector<std::string> never;
   for (const auto& a : p.gpus) {
     out += fmt::format("  GPU{:<3}", a.index);
     for (const auto& b : p.gpus) {
@@ -46,7 +48,6 @@ std::string show(const PlatformDesc& p) {
         const GpuPath& path = topo.path(a.index, b.index);
         out += fmt::format("{:>12}", std::string(path_class_name(path.path_class)) + (path.staged ? "/staged" : ""));
         if (a.index < b.index) {
-          if (path.path_class == PathClass::NVL) nvlink_pairs.push_back(fmt::format("({},{})", a.index, b.index));
           if (path.path_class >= PathClass::PHB && path.path_class != PathClass::NET)
             never.push_back(fmt::format("({},{}) {}", a.index, b.index, path_class_name(path.path_class)));
         }
@@ -57,7 +58,14 @@ std::string show(const PlatformDesc& p) {
     out += "\n";
   }
   out += "\ndecision procedure (chapter 1.4, figure 1.4.6):\n";
-  out += fmt::format("  NVLink pairs, where TP=2 is viable for latency: {}\n", nvlink_pairs.empty() ? "none" : fmt::format("{}", fmt::join(nvlink_pairs, " ")));
+  std::size_t largest = 0;
+  std::vector<std::string> domains;
+  for (const auto& d : gpu_domains(topo, PathClass::NVL)) {
+    largest = std::max(largest, d.size());
+    if (d.size() > 1) domains.push_back(fmt::format("({})", fmt::join(d, ",")));
+  }
+  out += fmt::format("  NVLink domains: {}; TP groups of up to {} GPUs can keep every all-reduce on NVLink\n",
+                     domains.empty() ? "none" : fmt::format("{}", fmt::join(domains, " ")), largest);
   out += fmt::format("  pairs that must never form a TP group (host bridge or socket link): {}\n", never.empty() ? "none" : fmt::format("{}", fmt::join(never, ", ")));
   out += "  then: does the model fit on one GPU? yes -> TP is optional, measure TP=1 replicas against TP on NVLink; no -> use the smallest TP that fits\n";
   return out;

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "config/model_card.hpp"
+#include "model/domains.hpp"
 #include "model/step_cost.hpp"
 
 using namespace tpsim;
@@ -129,4 +130,14 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   // Not offered on NVLink pairs or for 2 ranks.
   Topology pairs(load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml"), {}, "");
   CHECK(CollectiveModel(pairs, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 30, {0, 1}).algorithm == Algorithm::direct);
+}
+
+TEST_CASE("NVLink domains: connected components of the NVL pairs (Boost.Graph)") {
+  Topology box(load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml"), {}, "");
+  CHECK(gpu_domains(box, PathClass::NVL) == std::vector<std::vector<int>>{{0, 1}, {2, 3}});
+  CHECK(gpu_domains(box, PathClass::SYS) == std::vector<std::vector<int>>{{0, 1, 2, 3}});
+  Topology dgx(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  CHECK(gpu_domains(dgx, PathClass::NVL).size() == 1);  // NVSwitch: one domain of 8
+  Topology lesson(load_platform_file(ROOT + "/platforms/4xh100_nvl_nvlink_down.xml"), {}, "");
+  CHECK(gpu_domains(lesson, PathClass::NVL) == std::vector<std::vector<int>>{{0}, {1}, {2, 3}});  // the broken pair
 }
