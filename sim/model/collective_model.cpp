@@ -234,8 +234,24 @@ std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePla
   return {plan.algorithm};
 }
 
+// How much longer than bus_bytes / raw the rings take because their own flows share links (a ring
+// crossing one UPI link twice: 2). The tuner ranks protocols by the time the flows will really take.
+double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
+  const double per_ring = plan.bus_bytes / double(rings.size());
+  std::vector<SolverFlow> flows;
+  for (const auto& ring : rings)
+    for (const auto& [a, b] : edges(plan.op, ring))
+      for (const auto& leg : topology_.path(a, b).legs) {
+        SolverFlow f{per_ring, {}};
+        for (const auto& l : leg.links) f.resources.push_back(resource_of(l));
+        flows.push_back(std::move(f));
+      }
+  const double alone = plan.bus_bytes / raw_Bps;
+  return alone > 0 ? std::max(1.0, completion_time(flows, resource_capacities()) / alone) : 1.0;
+}
+
 void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps,
-                                      bool all_nvl) const {
+                                      bool all_nvl, double sharing) const {
   double best = std::numeric_limits<double>::infinity();
   for (Algorithm a : algorithms)
     for (Protocol p : ALL_PROTOCOLS) {
@@ -244,7 +260,8 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
-      const double t = c.latency_s + plan.bus_bytes / c.bus_bw_Bps;
+      // A measured bus bandwidth already includes the group's own sharing.
+      const double t = c.latency_s + (c.calibrated ? 1.0 : sharing) * plan.bus_bytes / c.bus_bw_Bps;
       if (t < best) {
         best = t;
         plan.algorithm = a;
@@ -309,7 +326,8 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   if (const auto cp = calibrated_piece(op, n, class_key(plan.worst_class, plan.staged), size_B))
     apply_piece(plan, *cp);
   else
-    choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1), raw, all_nvl);
+    choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1), raw, all_nvl,
+                    self_sharing(plan, channel_rings, raw));
   add_flows(plan, channel_rings, raw);
   return plan;
 }

@@ -93,7 +93,9 @@ private:
   void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
   std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const;
-  void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps, bool all_nvl) const;
+  double self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
+  void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps, bool all_nvl,
+                       double sharing) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.
   void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
