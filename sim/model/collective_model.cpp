@@ -89,13 +89,15 @@ std::vector<double> CollectiveModel::resource_capacities() const {
 }
 
 CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass cls,
-                                              bool staged, double raw_Bps) const {
+                                              bool staged, double raw_Bps, double wire_latency_s) const {
   const int pi = static_cast<int>(p);
   const double hop = hop_latency(cls, staged)[pi];
   const int steps = latency_steps(a, op, n);
-  Costs c{BASE_LAT[pi] + steps * hop, raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
+  // The per-class hop latencies include the wires of a typical box; a scenario that changes a
+  // link's latency (links.<kind>.latency) adds the difference to every step.
+  Costs c{BASE_LAT[pi] + steps * (hop + wire_latency_s), raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
   // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
-  if (a == Algorithm::nvls) c = {NVLS_BASE_LAT + steps * hop, raw_Bps * NVLS_EFF * bus_factor(op, n), false};
+  if (a == Algorithm::nvls) c = {NVLS_BASE_LAT + steps * (hop + wire_latency_s), raw_Bps * NVLS_EFF * bus_factor(op, n), false};
   if (const CollectiveCalibration* best = calibration_entry(op, n, class_key(cls, staged), p)) {
     const ProtocolFit& f = *best->protocols[pi];
     c = {extrapolated_latency(f.latency_s, a, op, n, best->nranks, hop), f.bus_bw_Bps, true};
@@ -251,13 +253,13 @@ double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vect
 }
 
 void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps,
-                                      bool all_nvl, double sharing) const {
+                                      bool all_nvl, double sharing, double wire_latency_s) const {
   double best = std::numeric_limits<double>::infinity();
   for (Algorithm a : algorithms)
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
       if (a == Algorithm::nvls && p != Protocol::Simple) continue;
-      Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps);
+      Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps, wire_latency_s);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
       // A measured bus bandwidth already includes the group's own sharing.
@@ -309,6 +311,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   std::set<int> nodes;
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
   bool all_nvl = true, all_nvswitch = true;
+  double wire_latency = 0;  // link latency the scenario added on the slowest edge
   for (int g : gpus) nodes.insert(topology_.platform().gpu(g)->node);
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
@@ -317,6 +320,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
       plan.staged = plan.staged || p.staged;
       all_nvl = all_nvl && p.path_class == PathClass::NVL;
       raw = std::min(raw, p.bottleneck_Bps);
+      wire_latency = std::max(wire_latency, p.latency_added_s);
       for (const auto& leg : p.legs)
         for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
     }
@@ -327,7 +331,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
     apply_piece(plan, *cp);
   else
     choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1), raw, all_nvl,
-                    self_sharing(plan, channel_rings, raw));
+                    self_sharing(plan, channel_rings, raw), wire_latency);
   add_flows(plan, channel_rings, raw);
   return plan;
 }

@@ -22,10 +22,11 @@ PathClass parse_path_class(const std::string& name) {
 Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override)
     : platform_(std::move(platform)), p2p_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override) {
   for (auto& l : platform_.links) {
+    latency_added_.push_back(0);
     auto it = overrides.links.find(link_kind_name(l.kind));
     if (it == overrides.links.end()) continue;
     if (it->second.bandwidth_Bps) l.bandwidth_Bps = *it->second.bandwidth_Bps;
-    if (it->second.latency_s) l.latency_s = *it->second.latency_s;
+    if (it->second.latency_s) latency_added_.back() = *it->second.latency_s - l.latency_s, l.latency_s = *it->second.latency_s;
   }
   if (p2p_level_ != "OFF") parse_path_class(p2p_level_);  // validates
 }
@@ -91,6 +92,7 @@ GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b) const {
   for (const auto& l : path.legs)
     for (const auto& dl : l.links) {
       path.latency_s += platform_.links[dl.link].latency_s;
+      path.latency_added_s += latency_added_[dl.link];
       path.bottleneck_Bps = std::min(path.bottleneck_Bps, platform_.links[dl.link].bandwidth_Bps);
     }
   return path;

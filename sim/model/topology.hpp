@@ -36,6 +36,7 @@ struct GpuPath {
   bool staged = false;          // through host memory (P2P off, unsupported, or beyond p2p_level)
   std::vector<Leg> legs;        // one leg for P2P; two (GPU->CPU, CPU->GPU) when staged
   double latency_s = 0;         // sum of link latencies along the legs
+  double latency_added_s = 0;   // of which added by the scenario's link-latency overrides (over the platform's)
   double bottleneck_Bps = 0;    // narrowest link on the way
 };
 
@@ -53,6 +54,7 @@ public:
 private:
   GpuPath build(const GpuDesc& a, const GpuDesc& b) const;
   PlatformDesc platform_;
+  std::vector<double> latency_added_;  // per link: scenario override minus the platform's latency
   std::string p2p_level_;
   mutable std::map<std::pair<int, int>, GpuPath> paths_;
 };

@@ -141,3 +141,15 @@ TEST_CASE("NVLink domains: connected components of the NVL pairs (Boost.Graph)")
   Topology lesson(load_platform_file(ROOT + "/platforms/4xh100_nvl_nvlink_down.xml"), {}, "");
   CHECK(gpu_domains(lesson, PathClass::NVL) == std::vector<std::vector<int>>{{0}, {1}, {2, 3}});  // the broken pair
 }
+
+TEST_CASE("a link latency override adds its difference to every step of every collective") {
+  // 2 ranks over NVLink (1 us in the platform), raised to 11 us: an all-reduce has 2 steps, so it
+  // takes 2 x 10 us longer.
+  const PlatformDesc p = load_platform_file(ROOT + "/platforms/2gpu_nvlink.xml");
+  HardwareSpec slower;
+  slower.links["nvlink"].latency_s = 11e-6;
+  Topology base(p, {}, ""), slow(p, slower, "");
+  const double t0 = CollectiveModel(base, {}, nullptr).plan(CollectiveOp::all_reduce, 8192, {0, 1}).time_s();
+  const double t1 = CollectiveModel(slow, {}, nullptr).plan(CollectiveOp::all_reduce, 8192, {0, 1}).time_s();
+  CHECK(t1 - t0 == doctest::Approx(2 * 10e-6));
+}
