@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "cmd_common.hpp"
@@ -57,6 +59,20 @@ std::string show(const PlatformDesc& p) {
     }
     out += "\n";
   }
+  // Shared links: those on the paths of more than one GPU pair (contention when pairs talk at once).
+  std::map<int, int> pairs_on;
+  for (const auto& a : p.gpus)
+    for (const auto& b : p.gpus)
+      if (a.index < b.index) try {
+          std::set<int> used;
+          for (const auto& leg : topo.path(a.index, b.index).legs)
+            for (const auto& l : leg.links) used.insert(l.link);
+          for (int l : used) ++pairs_on[l];
+        } catch (const ValueError&) {
+        }
+  out += "\nshared links (GPU pairs whose path crosses them):\n";
+  for (const auto& [l, n] : pairs_on)
+    if (n > 1) out += fmt::format("  {:<24} {:<12} {} pairs\n", p.links[l].id, link_kind_name(p.links[l].kind), n);
   out += "\ndecision procedure (chapter 1.4, figure 1.4.6):\n";
   std::size_t largest = 0;
   std::vector<std::string> domains;
