@@ -344,24 +344,6 @@ std::array<ProtocolFit, 3> reported_protocols(const Model& m, const Enabled& on)
 
 }  // namespace
 
-const char* protocol_name(Protocol p) {
-  switch (p) {
-    case Protocol::LL: return "LL";
-    case Protocol::LL128: return "LL128";
-    case Protocol::Simple: return "Simple";
-  }
-  return "?";
-}
-
-const char* algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::direct: return "direct";
-    case Algorithm::ring: return "ring";
-    case Algorithm::tree: return "tree";
-  }
-  return "?";
-}
-
 int CollectiveFit::piece_at(double size_B) const {
   for (std::size_t i = 0; i < pieces.size(); ++i)
     if (size_B <= pieces[i].max_size_B) return static_cast<int>(i);

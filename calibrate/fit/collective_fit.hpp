@@ -46,13 +46,10 @@
 
 #include "nccl_log.hpp"
 
+#include "util/nccl_terms.hpp"
+
 namespace tpsim::fit {
 
-enum class Protocol { LL = 0, LL128 = 1, Simple = 2 };
-const char* protocol_name(Protocol p);
-// NCCL's algorithms as tpsim models them: direct (2 ranks), ring, tree (all_reduce across nodes).
-enum class Algorithm { direct, ring, tree };
-const char* algorithm_name(Algorithm a);
 
 struct ProtocolFit {
   double latency_s = 0;   // L_p

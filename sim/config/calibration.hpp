@@ -8,16 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "util/nccl_terms.hpp"
+
 namespace tpsim {
 
-enum class Protocol { LL = 0, LL128 = 1, Simple = 2 };
-constexpr std::array<Protocol, 3> ALL_PROTOCOLS{Protocol::LL, Protocol::LL128, Protocol::Simple};
-const char* protocol_name(Protocol p);
 
 // NCCL's algorithms as tpsim models them: direct (2 ranks), ring, tree (all_reduce across nodes).
-enum class Algorithm { direct, ring, tree, nvls };
-constexpr std::array<Algorithm, 4> ALL_ALGORITHMS{Algorithm::direct, Algorithm::ring, Algorithm::tree, Algorithm::nvls};
-const char* algorithm_name(Algorithm a);
 
 struct ProtocolFit {
   double latency_s = 0;      // whole fixed cost of one collective with this protocol at `nranks`
