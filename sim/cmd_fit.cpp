@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -18,18 +17,10 @@
 #include "model/collective_model.hpp"
 #include "report/writers.hpp"
 #include "util/error.hpp"
+#include "util/text_file.hpp"
 
 namespace tpsim {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError({path}, "no such file");
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The path class a log measured, from its comments (topology, hardware, command) or its name:
 // several nodes -> NET; P2P unsupported or disabled -> SHM (host-staged); NVLink -> NVL; else the
@@ -97,7 +88,7 @@ int fit_command(int argc, char** argv) {
   fit::CalibrationInputs cal;
   std::cout << "# tpsim fit: residuals are relative errors of the fitted time against the measured out-of-place time\n";
   for (const auto& path : logs) {
-    const std::string text = read_text(path);
+    const std::string text = read_input_file(path);
     const fit::NcclLog log = fit::parse_nccl_log(text, path);
     int nodes = 1;
     std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), nodes);
@@ -115,18 +106,18 @@ int fit_command(int argc, char** argv) {
     cal.collectives.push_back(std::move(f));
   }
   if (!gemm_path.empty()) {
-    cal.gemm = fit::parse_gemm_csv(read_text(gemm_path), gemm_path);
+    cal.gemm = fit::parse_gemm_csv(read_input_file(gemm_path), gemm_path);
     cal.files.push_back(gemm_path);
     std::cout << fmt::format("{}: {} GEMM shapes\n", gemm_path, cal.gemm->points().size());
   }
   if (!hbm_path.empty()) {
-    cal.hbm = fit::parse_hbm_csv(read_text(hbm_path), hbm_path);
+    cal.hbm = fit::parse_hbm_csv(read_input_file(hbm_path), hbm_path);
     cal.files.push_back(hbm_path);
     std::cout << fmt::format("{}: HBM copy bandwidth {:.0f} GB/s (read + write)\n", hbm_path, cal.hbm->bw_Bps / 1e9);
   }
   std::string yaml = fit::calibration_yaml(cal);
   if (!launch_path.empty()) {
-    const fit::LaunchFit launch = fit::parse_launch_csv(read_text(launch_path), launch_path);
+    const fit::LaunchFit launch = fit::parse_launch_csv(read_input_file(launch_path), launch_path);
     if (launch.kernel_launch_s) yaml += fmt::format("kernel_launch: {:.3f}us   # back-to-back launches, {}\n", *launch.kernel_launch_s * 1e6, launch_path);
     if (launch.graph_launch_s) yaml += fmt::format("graph_launch: {:.3f}us    # smallest measured CUDA graph, {}\n", *launch.graph_launch_s * 1e6, launch_path);
     std::cout << fmt::format("{}: launch overheads read\n", launch_path);

@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "cmd_common.hpp"
 #include "config/platform_file.hpp"
@@ -20,6 +18,7 @@
 #include "topo/topo_matrix.hpp"
 #include "topo/topo_platform.hpp"
 #include "util/error.hpp"
+#include "util/text_file.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -101,11 +100,7 @@ int topo_command(int argc, char** argv) {
   show_cmd->add_option("platform", platform, "SimGrid platform XML")->required();
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (*import) {
-    std::ifstream in(input, std::ios::binary);
-    if (!in) throw InputError({input}, "cannot open topology file");
-    std::stringstream text;
-    text << in.rdbuf();
-    const TopoMatrix m = parse_topo_matrix(text.str(), input);
+    const TopoMatrix m = parse_topo_matrix(read_input_file(input, "topology file"), input);
     GpuLinkSpec spec;
     try {
       spec = gpu_link_spec(gpu);

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <pugixml.hpp>
-#include <sstream>
 
 #include "util/error.hpp"
 #include "util/spelling.hpp"
+#include "util/text_file.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -257,17 +255,9 @@ void Reader::read(PlatformDesc& out) {
 }  // namespace
 
 PlatformDesc load_platform_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError({path}, "no such platform file");
-  if (fs::is_directory(path, ec)) throw InputError({path}, "is a directory, not a platform file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path}, "cannot open platform file");
-  std::stringstream buf;
-  buf << in.rdbuf();
   PlatformDesc out;
   out.file = path;
-  Reader(path, buf.str()).read(out);
+  Reader(path, read_input_file(path, "platform file")).read(out);
   return out;
 }
 

@@ -1,11 +1,9 @@
 #include "yaml_source.hpp"
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "util/spelling.hpp"
+#include "util/text_file.hpp"
 
 namespace tpsim {
 
@@ -44,15 +42,7 @@ Location unclosed_flow(const std::string& path, const std::string& text, int err
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError({path}, "no such file");
-  if (fs::is_directory(path, ec)) throw InputError({path}, "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path}, "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(path);
   if (text.find('\0') != std::string::npos) throw InputError({path}, "not a text file (it contains NUL bytes)");
   YAML::Node root;
   try {

@@ -44,3 +44,20 @@ TEST_CASE("did you mean finds the nearest key within a typo's distance") {
   CHECK(did_you_mean("zzzzzz", {"platform", "model"}).empty());
   CHECK(edit_distance("kitten", "sitting") == 3);
 }
+
+#include <filesystem>
+#include <fstream>
+
+#include "util/text_file.hpp"
+
+TEST_CASE("input files: missing, a directory, or read whole") {
+  const auto dir = std::filesystem::temp_directory_path() / "tpsim-text-file-test";
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "a.txt").string(), missing = (dir / "none.txt").string();
+  std::ofstream(file) << "line 1\nline 2\n";
+  CHECK(read_input_file(file) == "line 1\nline 2\n");
+  CHECK_THROWS_WITH_AS(read_input_file(missing, "platform file"), (missing + ": error: no such platform file").c_str(), InputError);
+  CHECK_THROWS_WITH_AS(read_input_file(dir.string(), "topology file"), (dir.string() + ": error: is a directory, not a topology file").c_str(),
+                       InputError);
+  std::filesystem::remove_all(dir);
+}
