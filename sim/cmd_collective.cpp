@@ -1,5 +1,7 @@
 // `tpsim collective --platform P --gpus 0-7`: a simulated nccl-tests sweep on a platform,
 // in the nccl-tests layout so it can be put side by side with a real all_reduce_perf run.
+// With --compare LOG it simulates the log's op at the log's sizes and adds, per size, the
+// measured and simulated times and their relative error, then the median and worst error.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <iostream>
@@ -7,27 +9,62 @@
 
 #include "cmd_common.hpp"
 #include "config/calibration.hpp"
+#include "fit/collective_fit.hpp"
+#include "fit/nccl_log.hpp"
 #include "model/collective_model.hpp"
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
+#include "util/text_file.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
+namespace {
+
+// The op a calibration's curves were all fitted on (replaying an all_gather_perf log needs no
+// --op); all_reduce when it holds none or several.
+std::string calibrated_op(const Calibration& cal) {
+  if (cal.collectives.empty()) return "all_reduce";
+  const std::string& first = cal.collectives.front().op;
+  for (const auto& c : cal.collectives)
+    if (c.op != first) return "all_reduce";
+  return first;
+}
+
+// The measured-vs-simulated lines of --compare, in nccl-tests comment lines so the table above
+// stays readable by tools that read nccl-tests output.
+std::string comparison(const std::vector<fit::FitPoint>& points, const std::string& log) {
+  std::string out = fmt::format("# compared with {} (out-of-place time; error = simulated / measured - 1)\n", log);
+  out += "#        size (B)   measured (us)  simulated (us)   error (%)\n";
+  for (const auto& p : points)
+    out += fmt::format("# {:>15.0f} {:>15.2f} {:>15.2f} {:>+11.1f}\n", p.size_B, p.measured_s * 1e6, p.predicted_s * 1e6,
+                       (p.predicted_s / p.measured_s - 1) * 100);
+  for (double min_size : {0.0, fit::RESIDUAL_MIN_SIZE_B}) {
+    const fit::FitResiduals r = fit::residuals(points, min_size);
+    if (r.points == 0) continue;
+    out += fmt::format("# {}: median |error| {:.1f}%, worst {:.1f}% at {:.0f} B ({} sizes)\n",
+                       min_size > 0 ? "sizes >= 1 KiB" : "all sizes", r.median * 100, r.worst * 100, r.worst_size_B, r.points);
+  }
+  return out;
+}
+
+}  // namespace
 
 int collective_command(int argc, char** argv) {
   CLI::App app{"Simulated nccl-tests sweep (times in us, algbw and busbw in GB/s = 1e9 B/s)"};
-  std::string platform_path, gpus_text, op_text = "all_reduce", min_text = "8B", max_text = "512MiB", p2p = "on", calibration_path,
-                                     algorithm = "auto", protocol = "auto";
+  std::string platform_path, gpus_text, op_text, min_text = "8B", max_text = "512MiB", p2p = "on", calibration_path,
+                                     compare_path, algorithm = "auto", protocol = "auto";
   double factor = 2;
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
   app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
-  app.add_option("--op", op_text, "all_reduce | all_gather | reduce_scatter");
+  app.add_option("--op", op_text, "all_reduce | all_gather | reduce_scatter (default: the op the calibration was fitted on, else all_reduce)");
   app.add_option("--min", min_text, "smallest size (e.g. 8, 1KiB)");
   app.add_option("--max", max_text, "largest size (e.g. 512M, 1GiB)");
   app.add_option("--factor", factor, "size multiplier between rows");
   app.add_option("--p2p", p2p, "on | off (off = NCCL_P2P_DISABLE=1: staged through host memory)");
   app.add_option("--calibration", calibration_path, "calibration file from tpsim fit");
+  app.add_option("--compare", compare_path,
+                 "measured nccl-tests log: simulate its op at its sizes and print the error per size (out-of-place time)");
   app.add_option("--algorithm", algorithm, "auto | ring | tree | direct (NCCL_ALGO)");
   app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
@@ -39,15 +76,26 @@ int collective_command(int argc, char** argv) {
   };
   const double lo = size_of(min_text), hi = size_of(max_text);
   if (!(factor > 1) || lo <= 0 || hi < lo) throw ValueError("need 0 < --min <= --max and --factor > 1");
+  const std::vector<int> gpus = parse_gpu_list(gpus_text);
+  std::unique_ptr<Calibration> cal;
+  if (!calibration_path.empty()) cal = std::make_unique<Calibration>(load_calibration(calibration_path));
+  std::optional<fit::NcclLog> measured;
+  if (!compare_path.empty()) {
+    measured = fit::parse_nccl_log(read_input_file(compare_path, "nccl-tests log"), compare_path);
+    if (op_text.empty()) op_text = fit::op_name(measured->op);
+    if (op_text != fit::op_name(measured->op))
+      throw ValueError(fmt::format("--compare: {} measures {}, not {}", compare_path, fit::op_name(measured->op), op_text));
+    if (measured->nranks != int(gpus.size()))
+      throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
+  }
+  if (op_text.empty()) op_text = cal ? calibrated_op(*cal) : "all_reduce";
   CollectiveOp op;
   if (op_text == "all_reduce") op = CollectiveOp::all_reduce;
   else if (op_text == "all_gather") op = CollectiveOp::all_gather;
   else if (op_text == "reduce_scatter") op = CollectiveOp::reduce_scatter;
-  else throw ValueError("--op must be all_reduce, all_gather or reduce_scatter");
+  else throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather and reduce_scatter, not {}",
+                                    measured ? "--compare" : "--op", op_text));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
-  const std::vector<int> gpus = parse_gpu_list(gpus_text);
-  std::unique_ptr<Calibration> cal;
-  if (!calibration_path.empty()) cal = std::make_unique<Calibration>(load_calibration(calibration_path));
   CollectiveSpec spec;
   spec.algorithm = algorithm;
   spec.protocol = protocol;
@@ -65,21 +113,32 @@ int collective_command(int argc, char** argv) {
   double sum_busbw = 0;
   int rows = 0;
   std::string why;
-  for (double size = lo; size <= hi * (1 + 1e-9); size *= factor) {
-    const double s = std::floor(size / 4) * 4;
-    if (s <= 0) continue;
+  std::vector<double> sizes;
+  if (measured) {
+    for (const auto& r : measured->rows) sizes.push_back(double(r.size_B));
+  } else {
+    for (double size = lo; size <= hi * (1 + 1e-9); size *= factor)
+      if (std::floor(size / 4) * 4 > 0) sizes.push_back(std::floor(size / 4) * 4);
+  }
+  const bool per_rank_count = op != CollectiveOp::all_reduce;  // nccl-tests prints the per-rank count
+  std::vector<fit::FitPoint> points;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double s = sizes[i];
     const CollectivePlan& c = model.plan(op, s, gpus);
     const double t_us = c.time_s() * 1e6, alg = c.algbw_Bps() / 1e9, bus = c.busbw_Bps() / 1e9;
     const std::string row = fmt::format("{:7.2f} {:7.2f} {:7.2f}", t_us, alg, bus);
-    out += fmt::format("{:>12.0f}  {:>12.0f}     float  {:>6}      -1 {}    N/A {}    N/A\n", s, s / 4, op == CollectiveOp::all_gather ? "none" : "sum",
-                       row, row);
+    out += fmt::format("{:>12.0f}  {:>12.0f}     float  {:>6}      -1 {}    N/A {}    N/A\n", s, std::floor(s / 4 / (per_rank_count ? n : 1)),
+                       op == CollectiveOp::all_gather ? "none" : "sum", row, row);
     if (explain) why += fmt::format("#  {:>12.0f} B: {}\n", s, describe_collective(c));
+    if (measured && measured->rows[i].out_of_place.time_us > 0)
+      points.push_back({.size_B = s, .measured_s = measured->rows[i].out_of_place.time_us * 1e-6, .predicted_s = c.time_s()});
     sum_busbw += 2 * bus;
     rows += 2;
   }
   out += "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:.2f}\n#\n", rows ? sum_busbw / rows : 0.0);
   if (explain) out += "# per size: algorithm/protocol, latency + bus bytes / bus bandwidth (busbw = algbw x bus factor)\n" + why;
+  if (measured) out += comparison(points, compare_path);
   std::cout << out;
   return 0;
 }

@@ -47,8 +47,10 @@ constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // ports, 480 GB/s busbw in the recorded DGX H100 log); NCCL's NVLS base latency is higher.
 constexpr double NVLS_EFF = 0.62;
 constexpr double NVLS_BASE_LAT = 18.0 * US;
-// Host-staged copies cross PCIe twice and are synchronised through host memory: a third of
-// the lane (2x RTX 2080 Ti, Gen3 x16 ~12 GB/s, measured 4.0 GB/s busbw).
+// Host-staged copies (NCCL's SHM transport) are synchronised through host memory: they run at
+// most at a third of the lane, whatever the links leave free (2x RTX 2080 Ti, Gen3 x16
+// ~12 GB/s, measured 4.0 GB/s busbw). It is a pace, not a share of the links: the flows carry
+// the protocol's bytes and take at least bus bytes / (lane x protocol x STAGED_EFF).
 constexpr double STAGED_EFF = 1.0 / 3.0;
 
 const double* hop_latency(PathClass c, bool staged) {
@@ -262,8 +264,11 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps, wire_latency_s);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
-      // A measured bus bandwidth already includes the group's own sharing.
-      const double t = c.latency_s + (c.calibrated ? 1.0 : sharing) * plan.bus_bytes / c.bus_bw_Bps;
+      // A measured bus bandwidth already includes the group's own sharing; host staging's pace
+      // holds unless the shared links are slower still.
+      const double pace_s = plan.bus_bytes / c.bus_bw_Bps;
+      const double t = c.latency_s + (c.calibrated ? pace_s : plan.staged ? std::max(pace_s * STAGED_EFF * sharing, pace_s)
+                                                                          : pace_s * sharing);
       if (t < best) {
         best = t;
         plan.algorithm = a;
@@ -279,7 +284,9 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
 // (bus bandwidth against the rings' raw bandwidth) inflates the bytes, so that alone the group
 // takes bus_bytes / bus_bw, and a link shared with other groups slows everyone on it.
 void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
-  const double per_ring = plan.bus_bytes / double(rings.size()), efficiency = plan.bus_bw_Bps / raw_Bps;
+  const bool paced = plan.staged && !plan.calibrated;  // host staging's pace is not more bytes on the links
+  const double per_ring = plan.bus_bytes / double(rings.size()),
+               efficiency = plan.bus_bw_Bps / raw_Bps / (paced ? STAGED_EFF : 1.0);
   std::vector<SolverFlow> solver;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring))
@@ -291,10 +298,12 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
         plan.flows.push_back(std::move(f));
       }
   plan.bandwidth_s = completion_time(solver, resource_capacities());
-  if (plan.calibrated && plan.bandwidth_s > 0) {
-    // A measured bus bandwidth already includes the group's own sharing of links: scale the
-    // flows so that, alone, they reproduce it; other groups on the same links still slow them.
-    const double scale = plan.bus_bytes / plan.bus_bw_Bps / plan.bandwidth_s;
+  const double pace_s = plan.bus_bytes / plan.bus_bw_Bps;
+  if ((plan.calibrated || (paced && pace_s > plan.bandwidth_s)) && plan.bandwidth_s > 0) {
+    // A measured bus bandwidth already includes the group's own sharing of links, and host
+    // staging is slower than the links: scale the flows so that, alone, they keep that pace;
+    // other groups on the same links still slow them.
+    const double scale = pace_s / plan.bandwidth_s;
     for (auto& f : plan.flows) f.bytes *= scale;
     plan.bandwidth_s *= scale;
   }

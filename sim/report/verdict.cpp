@@ -7,11 +7,15 @@
 namespace tpsim {
 
 std::string describe_collective(const CollectivePlan& c) {
-  return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {} + {} bus bytes / {} bus bandwidth = {}",
+  // The bandwidth part is longer than bus bytes / bus bandwidth when the group's own flows share a link.
+  const double alone_s = c.bus_bw_Bps > 0 ? c.bus_bytes / c.bus_bw_Bps : 0;
+  const std::string shared =
+      c.bandwidth_s > alone_s * 1.005 ? fmt::format(" x {:.2f} (its flows share links)", c.bandwidth_s / alone_s) : "";
+  return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {} + {} bus bytes / {} bus bandwidth{} = {}",
                      collective_op_name(c.op), format_size(c.size_B), c.nranks, algorithm_name(c.algorithm),
                      protocol_name(c.protocol), path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",
                      c.calibrated ? ", calibrated" : "", format_time(c.latency_s), format_size(c.bus_bytes),
-                     format_bandwidth(c.bus_bw_Bps), format_time(c.time_s()));
+                     format_bandwidth(c.bus_bw_Bps), shared, format_time(c.time_s()));
 }
 
 std::string objective_metric(const ConfigResult& c, const std::string& objective) {

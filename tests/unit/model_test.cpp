@@ -4,6 +4,7 @@
 
 #include "config/model_card.hpp"
 #include "model/domains.hpp"
+#include "model/flow_solver.hpp"
 #include "model/step_cost.hpp"
 
 using namespace tpsim;
@@ -152,4 +153,27 @@ TEST_CASE("a link latency override adds its difference to every step of every co
   const double t0 = CollectiveModel(base, {}, nullptr).plan(CollectiveOp::all_reduce, 8192, {0, 1}).time_s();
   const double t1 = CollectiveModel(slow, {}, nullptr).plan(CollectiveOp::all_reduce, 8192, {0, 1}).time_s();
   CHECK(t1 - t0 == doctest::Approx(2 * 10e-6));
+}
+
+TEST_CASE("host staging is a pace, not more bytes on the links: 2x RTX 2080 Ti without P2P, 4.0 GB/s busbw") {
+  // 2 ranks, direct/Simple through host memory: pace = lane x Simple x 1/3 = 12 GB/s x 1 x 1/3 = 4 GB/s.
+  // The four staged legs (two each way) cross the shared 32 GB/s host bridge: 4 S / 32 GB/s = S / 8 GB/s,
+  // faster than the pace, so the pace decides: t = L + S / 4 GB/s (the recorded log: 67,137 us at 256 MiB).
+  Topology topo(load_platform_file(ROOT + "/platforms/2xrtx2080ti_pix_nop2p.xml"), {}, "");
+  CollectiveModel cm(topo, {}, nullptr);
+  const double S = 268435456;
+  const CollectivePlan& c = cm.plan(CollectiveOp::all_reduce, S, {0, 1});
+  CHECK(c.staged);
+  CHECK(c.protocol == Protocol::Simple);
+  CHECK(c.bus_bw_Bps == doctest::Approx(4e9));
+  CHECK(c.bandwidth_s == doctest::Approx(S / 4e9));
+  CHECK(c.time_s() == doctest::Approx(67137e-6).epsilon(0.01));
+  // Alone, the flows the engine runs take the same time: their bytes are scaled to the pace.
+  std::vector<SolverFlow> flows;
+  for (const auto& f : c.flows) {
+    SolverFlow sf{f.bytes, {}};
+    for (const auto& l : f.leg.links) sf.resources.push_back(cm.resource_of(l));
+    flows.push_back(sf);
+  }
+  CHECK(completion_time(flows, cm.resource_capacities()) == doctest::Approx(S / 4e9));
 }

@@ -1,0 +1,29 @@
+# Runs one command-line case from the project root: tpsim with the arguments in <name>.args
+# (one per line). With <name>.expected: exit status 2 and stderr exactly that text (an error
+# path). With <name>.match: exit status 0 and every line of that file, a regular expression,
+# found in stdout (lines starting with // are comments).
+file(STRINGS "${SOURCE_DIR}/tests/cli/${NAME}.args" args)
+execute_process(COMMAND "${TPSIM}" ${args} WORKING_DIRECTORY "${SOURCE_DIR}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(EXISTS "${SOURCE_DIR}/tests/cli/${NAME}.expected")
+  file(READ "${SOURCE_DIR}/tests/cli/${NAME}.expected" expected)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "${NAME}: exit ${rc}, expected 2; stderr: ${err}")
+  endif()
+  if(NOT err STREQUAL expected)
+    message(FATAL_ERROR "${NAME}: stderr\n  ${err}differs from the expected\n  ${expected}")
+  endif()
+else()
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${NAME}: exit ${rc}; stderr: ${err}")
+  endif()
+  file(STRINGS "${SOURCE_DIR}/tests/cli/${NAME}.match" patterns)
+  foreach(p ${patterns})
+    if(p MATCHES "^//")
+      continue()
+    endif()
+    if(NOT out MATCHES "${p}")
+      message(FATAL_ERROR "${NAME}: stdout lacks /${p}/:\n${out}")
+    endif()
+  endforeach()
+endif()
