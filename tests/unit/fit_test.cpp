@@ -1,5 +1,5 @@
 // tpsim_fit: nccl-tests reader, collective fit, GEMM/HBM tables, calibration YAML text.
-// The three recorded logs are real measurements (calibrate/recorded/SOURCES.md); each must
+// The recorded logs are real measurements (calibrate/recorded/SOURCES.md); each must
 // fit within 10% median and 25% worst at >= 1 KiB, except where a comment says why not.
 #include <doctest/doctest.h>
 
@@ -159,6 +159,44 @@ TEST_CASE("recorded logs parse: rows, op, rank count and where they came from") 
   CHECK(oci.nranks == 16);
   CHECK(oci.rows.front().size_B == 64);
   CHECK(oci.rows.back().size_B == 8589934592ull);
+}
+
+TEST_CASE("verbatim published logs: 0 B rows skipped, op from the test header or the columns, fit within 10% / 25%") {
+  // nccl-tests prints 0 B rows for all_gather/reduce_scatter sizes it rounds down to nothing (from
+  // -b 8 with 8 ranks: 8 to 64 B, four rows; with 2 ranks: 8 and 16 B): they move no data and are skipped.
+  struct Case {
+    const char* log;
+    CollectiveOp op;
+    int nranks;
+    std::size_t rows;       // data rows the reader keeps
+    std::uint64_t first_B;  // the first size with data
+  };
+  for (const Case& c : {Case{"h100-8gpu-nvswitch-all-gather-ring.log", CollectiveOp::all_gather, 8, 27, 128},
+                        Case{"h100-8gpu-nvswitch-reduce-scatter-ring.log", CollectiveOp::reduce_scatter, 8, 27, 128},
+                        Case{"2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log", CollectiveOp::all_gather, 2, 26, 32},
+                        Case{"oci-bm-gpu4-8-8xa100-40gb-nvswitch.log", CollectiveOp::all_reduce, 8, 28, 64},
+                        Case{"8xa100-80gb-sxm4-nccl2.19.log", CollectiveOp::all_reduce, 8, 25, 8},
+                        Case{"gcp-a3mega-2x8-h100.log", CollectiveOp::all_reduce, 16, 31, 8}}) {
+    INFO(c.log);
+    const NcclLog log = read_log(c.log);
+    CHECK(log.op == c.op);
+    CHECK(log.nranks == c.nranks);  // from the '#  Rank' lines
+    CHECK(log.nranks_source == NranksSource::rank_lines);
+    CHECK(log.rows.size() == c.rows);
+    CHECK(log.rows.front().size_B == c.first_B);
+    FitOptions opt;
+    opt.nodes = c.nranks == 16 ? 2 : 1;
+    const CollectiveFit fit = fit_collective(log, opt);
+    INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
+    CHECK(fit.large.median <= 0.10);
+    CHECK(fit.large.worst <= 0.25);
+  }
+  // A 0 B row after data is still an error: a log holds one sweep of increasing sizes.
+  std::string text = slurp(recorded("2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log"));
+  const std::string zero = "           0             0     float    none      -1     0.33    0.00    0.00      0     0.36    0.00    0.00      0\n";
+  const auto at = text.find("        8192");
+  text.insert(at, zero);
+  CHECK(error_of(text, "ag.log").find("ag.log:20:12: error: size 0 B is not larger than the previous row's 4096 B (line 19)") == 0);
 }
 
 TEST_CASE("rank count from busbw/algbw when the log says nothing else") {
