@@ -12,25 +12,12 @@
 #include <string>
 #include <unistd.h>
 
+#include "../scratch_dir.hpp"
 #include "util/error.hpp"
 
 namespace tpsim::fuzz {
 
-// A scratch folder for this process, removed at exit. Files written here are what the
-// parsers read: most of them take a path, not a string.
-inline const std::filesystem::path& scratch_dir() {
-  static const std::filesystem::path dir = [] {
-    namespace fs = std::filesystem;
-    fs::path d = fs::temp_directory_path() / ("tpsim-fuzz-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(scratch_dir(), ec);
-    });
-    return d;
-  }();
-  return dir;
-}
+using test::scratch_dir;  // files written there are what the parsers read: most take a path
 
 inline std::string write_file(const std::filesystem::path& path, const uint8_t* data, size_t size) {
   std::filesystem::create_directories(path.parent_path());

@@ -7,6 +7,8 @@
 //   * they do change (get slower) when the added replica shares a link that limits it.
 #include <doctest/doctest.h>
 
+#include "../scratch_dir.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -24,14 +26,7 @@ namespace {
 
 constexpr int CASES = 200;
 
-fs::path scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tpsim-property-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+fs::path scratch() { return tpsim::test::scratch_dir(); }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 

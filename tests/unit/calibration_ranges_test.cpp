@@ -4,6 +4,8 @@
 // the scenario forces a protocol or an algorithm. No engine.
 #include <doctest/doctest.h>
 
+#include "../scratch_dir.hpp"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -62,7 +64,7 @@ struct Pcie2 {
 struct TempFile {
   std::string path;
   explicit TempFile(const std::string& name, const std::string& text)
-      : path((std::filesystem::temp_directory_path() / name).string()) {
+      : path((tpsim::test::scratch_dir() / name).string()) {
     std::ofstream(path) << text;
   }
   ~TempFile() { std::remove(path.c_str()); }

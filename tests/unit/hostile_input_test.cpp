@@ -4,6 +4,8 @@
 // tokens, requests) are in tests/bad_input/.
 #include <doctest/doctest.h>
 
+#include "../scratch_dir.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -28,10 +30,9 @@ std::string read_text(const std::string& path) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("tpsim-hostile-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / name) << text;
-  return (dir / name).string();
+  const fs::path path = tpsim::test::scratch_dir() / name;
+  std::ofstream(path) << text;
+  return path.string();
 }
 
 template <class F>

@@ -3,6 +3,8 @@
 // NV# < PIX < PXB < PHB/NODE < SYS in time. (The 8xH100 matrix with only GPU0's row is refused
 // on import, see topo_import_test.cpp.)
 #include <doctest/doctest.h>
+
+#include "../scratch_dir.hpp"
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -43,7 +45,7 @@ TEST_CASE("imported boxes rank GPU pairs by their topo codes") {
     std::stringstream text;
     text << in.rdbuf();
     const TopoMatrix m = parse_topo_matrix(text.str(), name);
-    const std::string xml = (std::filesystem::temp_directory_path() / (name + ".tpsim-test.xml")).string();
+    const std::string xml = (tpsim::test::scratch_dir() / (name + ".xml")).string();
     std::ofstream(xml) << platform_xml(m, gpu_link_spec(gpu));
     Topology topo(load_platform_file(xml), {}, "");
     CollectiveModel cm(topo, {}, nullptr);

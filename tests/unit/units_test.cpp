@@ -1,6 +1,8 @@
 // Units and located errors (sim/util).
 #include <doctest/doctest.h>
 
+#include "../scratch_dir.hpp"
+
 #include "util/error.hpp"
 #include "util/spelling.hpp"
 #include "util/units.hpp"
@@ -51,7 +53,7 @@ TEST_CASE("did you mean finds the nearest key within a typo's distance") {
 #include "util/text_file.hpp"
 
 TEST_CASE("input files: missing, a directory, or read whole") {
-  const auto dir = std::filesystem::temp_directory_path() / "tpsim-text-file-test";
+  const auto dir = tpsim::test::scratch_dir() / "text-file";
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "a.txt").string(), missing = (dir / "none.txt").string();
   std::ofstream(file) << "line 1\nline 2\n";
