@@ -29,8 +29,8 @@ TEST_CASE("closed form and SimGrid flows give the same times where no link is sh
   for (const char* name : {"2xTP=2 NVLink pairs", "TP=4", "4xTP=1"}) {
     CAPTURE(name);
     if (std::string(name) != "4xTP=1") CHECK(config(b, name).flow_collectives > 0);
-    CHECK(config(a, name).ttft_s.p50 == doctest::Approx(config(b, name).ttft_s.p50).epsilon(1e-9));
-    CHECK(config(a, name).e2e_s.p50 == doctest::Approx(config(b, name).e2e_s.p50).epsilon(1e-9));
+    CHECK(config(a, name).ttft_s.p50 == doctest::Approx(config(b, name).ttft_s.p50).scale(0).epsilon(1e-9));
+    CHECK(config(a, name).e2e_s.p50 == doctest::Approx(config(b, name).e2e_s.p50).scale(0).epsilon(1e-9));
   }
 }
 
@@ -40,10 +40,10 @@ TEST_CASE("two replicas sharing switch uplinks are slower in prefill than the sa
   CHECK(config(r, "shared").shared_links);
   // Apart, each replica runs as if alone; sharing, each uplink direction carries two flows and the
   // prefill all-reduces' bandwidth part takes twice as long.
-  CHECK(apart == doctest::Approx(alone).epsilon(1e-9));
+  CHECK(apart == doctest::Approx(alone).scale(0).epsilon(1e-9));
   const double collectives = config(r, "alone").prefill.collectives;
   CHECK(shared > apart * 1.1);
-  CHECK(shared - apart == doctest::Approx(collectives).epsilon(0.1));
+  CHECK(shared - apart == doctest::Approx(collectives).scale(0).epsilon(0.1));
 }
 
 TEST_CASE("same scenario twice gives byte-identical JSON") {
@@ -57,9 +57,9 @@ TEST_CASE("light load: TTFT and TPOT equal the single-request step times") {
   CHECK(c.requests_completed == 5);
   // Alone, TTFT is one prefill of 2048 tokens (the reference prefill); TPOT is a decode step at
   // batch 1, whose context grows from 2048 to 2111 tokens (attention grows by a hair).
-  CHECK(c.ttft_s.p50 == doctest::Approx(c.prefill.total()).epsilon(1e-9));
-  CHECK(c.tpot_s.p50 == doctest::Approx(c.decode_step.total()).epsilon(0.01));
-  CHECK(c.queue_s.p99 == doctest::Approx(0.0));
+  CHECK(c.ttft_s.p50 == doctest::Approx(c.prefill.total()).scale(0).epsilon(1e-9));
+  CHECK(c.tpot_s.p50 == doctest::Approx(c.decode_step.total()).scale(0).epsilon(0.01));
+  CHECK(c.queue_s.p99 == 0.0);
 }
 
 TEST_CASE("the trace shows each GPU's ops and the 2L all-reduce seams of a step") {
@@ -99,9 +99,9 @@ TEST_CASE("below saturation: throughput equals the arrival rate and Little's law
   CHECK_FALSE(c.saturated);
   // Little: L (time average in system, swept from arrival/completion events) = lambda x W, with
   // lambda the measured arrival rate and W the mean end-to-end time.
-  CHECK(c.mean_in_system == doctest::Approx(c.offered_rate_req_s * c.e2e_s.mean).epsilon(0.02));
+  CHECK(c.mean_in_system == doctest::Approx(c.offered_rate_req_s * c.e2e_s.mean).scale(0).epsilon(0.02));
   // Completions keep up: 600 requests over the arrival window plus one typical request time.
-  CHECK(c.throughput_req_s == doctest::Approx(c.offered_rate_req_s).epsilon(0.05));
+  CHECK(c.throughput_req_s == doctest::Approx(c.offered_rate_req_s).scale(0).epsilon(0.05));
 }
 
 TEST_CASE("KV-cache pressure: one GPU per replica preempts, TP=2 with twice the memory does not") {

@@ -51,12 +51,12 @@ struct Argv {
 
 TEST_CASE("calibrate: bus bandwidth factors follow nccl-tests PERFORMANCE.md") {
   // all_reduce: busbw = algbw * 2(n-1)/n; all_gather, reduce_scatter: algbw * (n-1)/n.
-  CHECK(bus_factor(Collective::AllReduce, 2) == doctest::Approx(1.0));     // 2*1/2
-  CHECK(bus_factor(Collective::AllReduce, 8) == doctest::Approx(1.75));    // 2*7/8
-  CHECK(bus_factor(Collective::AllGather, 8) == doctest::Approx(0.875));   // 7/8
-  CHECK(bus_factor(Collective::ReduceScatter, 4) == doctest::Approx(0.75));  // 3/4
+  CHECK(bus_factor(Collective::AllReduce, 2) == doctest::Approx(1.0).scale(0));     // 2*1/2
+  CHECK(bus_factor(Collective::AllReduce, 8) == doctest::Approx(1.75).scale(0));    // 2*7/8
+  CHECK(bus_factor(Collective::AllGather, 8) == doctest::Approx(0.875).scale(0));   // 7/8
+  CHECK(bus_factor(Collective::ReduceScatter, 4) == doctest::Approx(0.75).scale(0));  // 3/4
   // algbw = size / time / 1e9: 1 MiB in 27.37 us = 1048576 / 27.37e-6 / 1e9 = 38.311 GB/s.
-  CHECK(algbw_GBps(1048576, 27.37) == doctest::Approx(38.3111).epsilon(1e-4));
+  CHECK(algbw_GBps(1048576, 27.37) == doctest::Approx(38.3111).scale(0).epsilon(1e-4));
 }
 
 TEST_CASE("calibrate: an all_reduce row has the exact nccl-tests columns") {

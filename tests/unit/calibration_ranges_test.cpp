@@ -116,7 +116,7 @@ TEST_CASE("pieces pick algorithm and protocol by size even where another protoco
   CHECK(small.algorithm == Algorithm::direct);
   CHECK(small.protocol == Protocol::LL);
   CHECK(small.calibrated);
-  CHECK(small.time_s() == doctest::Approx(20e-6 + 1024 / 1e9).epsilon(1e-9));
+  CHECK(small.time_s() == doctest::Approx(20e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
   // The ends of each piece: 64 KiB is the first piece's last size, one byte more the second's.
   CHECK(box.plan(cal, 64 * KiB).protocol == Protocol::LL);
   CHECK(box.plan(cal, 64 * KiB + 1).protocol == Protocol::LL128);
@@ -125,12 +125,12 @@ TEST_CASE("pieces pick algorithm and protocol by size even where another protoco
   const CollectivePlan& mid = box.plan(cal, 1 * MiB);
   CHECK(mid.algorithm == Algorithm::ring);
   CHECK(mid.protocol == Protocol::LL128);
-  CHECK(mid.time_s() == doctest::Approx(30e-6 + MiB / 5e9).epsilon(1e-9));
+  CHECK(mid.time_s() == doctest::Approx(30e-6 + MiB / 5e9).scale(0).epsilon(1e-9));
   CHECK(box.plan(cal, 4 * MiB).protocol == Protocol::LL128);
   const CollectivePlan& big = box.plan(cal, 64 * MiB);
   CHECK(big.algorithm == Algorithm::direct);
   CHECK(big.protocol == Protocol::Simple);
-  CHECK(big.time_s() == doctest::Approx(5e-6 + 64 * MiB / 20e9).epsilon(1e-9));
+  CHECK(big.time_s() == doctest::Approx(5e-6 + 64 * MiB / 20e9).scale(0).epsilon(1e-9));
 }
 
 TEST_CASE("a forced protocol or algorithm, or no pieces: the fastest protocol runs") {
@@ -139,7 +139,7 @@ TEST_CASE("a forced protocol or algorithm, or no pieces: the fastest protocol ru
   // A forced protocol runs at every size, with the protocols' numbers.
   const CollectivePlan& simple = box.plan(cal, 1 * KiB, "Simple");
   CHECK(simple.protocol == Protocol::Simple);
-  CHECK(simple.time_s() == doctest::Approx(5e-6 + 1024 / 20e9).epsilon(1e-9));
+  CHECK(simple.time_s() == doctest::Approx(5e-6 + 1024 / 20e9).scale(0).epsilon(1e-9));
   CHECK(box.plan(cal, 64 * MiB, "LL").protocol == Protocol::LL);
   // A forced algorithm: the pieces are NCCL's own choice of both, so they step aside and the
   // fastest protocol (Simple) runs with that algorithm.
@@ -167,7 +167,7 @@ TEST_CASE("the pieces come from the entry that describes the group best") {
   cal.collectives.push_back(exact);
   const CollectivePlan& p = box.plan(cal, 1 * KiB);
   CHECK(p.protocol == Protocol::LL);
-  CHECK(p.time_s() == doctest::Approx(2e-6 + 1024 / 1e9).epsilon(1e-9));
+  CHECK(p.time_s() == doctest::Approx(2e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
   CHECK(box.plan(cal, 64 * MiB).protocol == Protocol::Simple);
 }
 
@@ -192,7 +192,7 @@ TEST_CASE("fit -> YAML -> load_calibration -> model: the OCI RoCE pieces replay 
     const fit::PieceFit& piece = chain.fit.pieces[p.piece];
     CHECK(static_cast<int>(plan.algorithm) == static_cast<int>(piece.algorithm));
     CHECK(static_cast<int>(plan.protocol) == static_cast<int>(p.protocol));
-    CHECK(plan.time_s() == doctest::Approx(p.predicted_s).epsilon(2e-3));
+    CHECK(plan.time_s() == doctest::Approx(p.predicted_s).scale(0).epsilon(2e-3));
   }
 }
 
@@ -213,8 +213,8 @@ TEST_CASE("a piece's latency moves to another rank count with the piece's algori
   REQUIRE(tree_ll.protocol == Protocol::LL);
   const CollectivePlan& small = model.plan(CollectiveOp::all_reduce, 1 * KiB, gpus);
   CHECK(small.algorithm == Algorithm::tree);
-  CHECK(small.latency_s == doctest::Approx(tree_ll.latency_s + (6 - 8) * 5e-6));
-  CHECK(small.time_s() == doctest::Approx(small.latency_s + 1 * KiB * 1.75 / tree_ll.bus_bw_Bps));
+  CHECK(small.latency_s == doctest::Approx(tree_ll.latency_s + (6 - 8) * 5e-6).scale(0));
+  CHECK(small.time_s() == doctest::Approx(small.latency_s + 1 * KiB * 1.75 / tree_ll.bus_bw_Bps).scale(0));
 
   const CollectivePiece& ring_simple = c.pieces[5];
   REQUIRE(ring_simple.algorithm == Algorithm::ring);
@@ -222,8 +222,8 @@ TEST_CASE("a piece's latency moves to another rank count with the piece's algori
   const CollectivePlan& big = model.plan(CollectiveOp::all_reduce, 1024 * MiB, gpus);
   CHECK(big.algorithm == Algorithm::ring);
   CHECK(big.protocol == Protocol::Simple);
-  CHECK(big.latency_s == doctest::Approx(ring_simple.latency_s + (14 - 30) * 14e-6));
-  CHECK(big.time_s() == doctest::Approx(big.latency_s + 1024 * MiB * 1.75 / ring_simple.bus_bw_Bps));
+  CHECK(big.latency_s == doctest::Approx(ring_simple.latency_s + (14 - 30) * 14e-6).scale(0));
+  CHECK(big.time_s() == doctest::Approx(big.latency_s + 1024 * MiB * 1.75 / ring_simple.bus_bw_Bps).scale(0));
 }
 
 TEST_CASE("pieces in a calibration file: read, and refused where sizes would have no piece or two") {
@@ -245,8 +245,8 @@ TEST_CASE("pieces in a calibration file: read, and refused where sizes would hav
     REQUIRE(p.size() == 2);
     CHECK(p[0].algorithm == Algorithm::direct);
     CHECK(p[0].protocol == Protocol::LL);
-    CHECK(p[0].latency_s == doctest::Approx(10e-6));
-    CHECK(p[0].bus_bw_Bps == doctest::Approx(1e9));
+    CHECK(p[0].latency_s == doctest::Approx(10e-6).scale(0));
+    CHECK(p[0].bus_bw_Bps == doctest::Approx(1e9).scale(0));
     CHECK(p[0].max_size_B == 64 * KiB);
     CHECK_FALSE(p[1].max_size_B);
     CHECK(cal.collectives[0].piece_at(64 * KiB) == &p[0]);

@@ -116,12 +116,12 @@ std::string newer_all_gather_log() { return all_gather_log(truth_time); }
 
 TEST_CASE("bus factor: busbw / algbw as nccl-tests computes it") {
   // all_reduce: 2(N-1)/N = 1.75 at N=8; the seed's 120 GB/s algbw at N=4 is 180 GB/s busbw.
-  CHECK(bus_factor(CollectiveOp::all_reduce, 8) == doctest::Approx(1.75));
-  CHECK(120 * bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(180));
-  CHECK(bus_factor(CollectiveOp::all_reduce, 2) == doctest::Approx(1.0));
+  CHECK(bus_factor(CollectiveOp::all_reduce, 8) == doctest::Approx(1.75).scale(0));
+  CHECK(120 * bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(180).scale(0));
+  CHECK(bus_factor(CollectiveOp::all_reduce, 2) == doctest::Approx(1.0).scale(0));
   // all_gather / reduce_scatter: (N-1)/N with S the total size, 0.875 at N=8.
-  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(0.875));
-  CHECK(bus_factor(CollectiveOp::reduce_scatter, 16) == doctest::Approx(0.9375));
+  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(0.875).scale(0));
+  CHECK(bus_factor(CollectiveOp::reduce_scatter, 16) == doctest::Approx(0.9375).scale(0));
   CHECK(bus_factor(CollectiveOp::sendrecv, 8) == 1.0);
   CHECK(op_from_name("all_reduce_perf") == CollectiveOp::all_reduce);
   CHECK(op_from_name("AllGather") == CollectiveOp::all_gather);
@@ -140,7 +140,7 @@ TEST_CASE("recorded logs parse: rows, op, rank count and where they came from") 
   CHECK(dgx.rows.back().size_B == 17179869184ull);  // 16 GiB
   CHECK(dgx.rows.back().count == 4294967296ull);
   CHECK(dgx.rows.back().out_of_place.time_us == 62648);
-  CHECK(dgx.rows.back().in_place.busbw_GBps == doctest::Approx(479.99));
+  CHECK(dgx.rows.back().in_place.busbw_GBps == doctest::Approx(479.99).scale(0));
   CHECK(dgx.rows.back().line == 42);
   CHECK(dgx.rows.front().type == "float");
   CHECK(dgx.rows.front().redop == "sum");
@@ -212,7 +212,7 @@ TEST_CASE("rank count from busbw/algbw when the log says nothing else") {
 
 TEST_CASE("DGX H100 8-GPU NVSwitch log: fit within 10% median, 25% worst at >= 1 KiB") {
   CollectiveFit fit = fit_collective(read_log("dgx-h100-8gpu-nvswitch.log"));
-  CHECK(fit.bus_factor == doctest::Approx(1.75));
+  CHECK(fit.bus_factor == doctest::Approx(1.75).scale(0));
   INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
   // Today: median 0.029, worst 0.212 at 4096 B (a measured blip: 23.59 us between 17.14 and 17.40).
   CHECK(fit.large.points == 25);  // 1 KiB .. 16 GiB
@@ -225,8 +225,8 @@ TEST_CASE("DGX H100 8-GPU NVSwitch log: fit within 10% median, 25% worst at >= 1
   // Every protocol is the fastest somewhere; Simple's bus bandwidth is near the measured
   // 480 GB/s plateau, the small-message floor near the measured 13-17 us.
   for (const ProtocolFit& p : fit.protocols) CHECK(p.constrained);
-  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(480e9).epsilon(0.05));
-  CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(15).epsilon(0.15));
+  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(480e9).scale(0).epsilon(0.05));
+  CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(15).scale(0).epsilon(0.15));
   CHECK(fit.pick(8) == Protocol::LL);
   CHECK(fit.pick(1 << 20) == Protocol::LL128);
   CHECK(fit.pick(1ull << 30) == Protocol::Simple);
@@ -260,8 +260,8 @@ TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   CHECK(fit[Protocol::LL128].bus_bw_Bps == fit[Protocol::Simple].bus_bw_Bps);
   // N=2: bus factor 2(N-1)/N = 1, and the plateau is 4.00 GB/s busbw.
   CHECK(fit.bus_factor == 1.0);
-  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(4.0e9).epsilon(0.02));
-  CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(12).epsilon(0.05));
+  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(4.0e9).scale(0).epsilon(0.02));
+  CHECK(fit.predict_time_s(8) * 1e6 == doctest::Approx(12).scale(0).epsilon(0.05));
   // Two pieces (a 2-rank log: direct LL, direct Simple) lower the loss by 18% (0.0171 vs
   // 0.0208), which buys no extra parameters: BIC at n = 28 is -188.4 for the envelope (p = 4),
   // -187.2 for 2 pieces (p = 6).
@@ -270,14 +270,14 @@ TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   // With every protocol allowed the same two lines come out, named LL and LL128.
   CollectiveFit any = fit_collective(read_log("2x-rtx2080ti-pcie-pix-no-p2p.log"));
   CHECK(any.large.worst <= 0.25);
-  CHECK(any.predict_time_s(1 << 30) == doctest::Approx(fit.predict_time_s(1 << 30)).epsilon(1e-6));
+  CHECK(any.predict_time_s(1 << 30) == doctest::Approx(fit.predict_time_s(1 << 30)).scale(0).epsilon(1e-6));
 }
 
 
 TEST_CASE("OCI 2-node A100 RoCE log: six pieces, tree then ring, within 10% median and 25% worst") {
   CollectiveFit fit = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"), nodes_of("oci"));
   INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
-  CHECK(fit.bus_factor == doctest::Approx(1.875));  // 2(N-1)/N at N=16
+  CHECK(fit.bus_factor == doctest::Approx(1.875).scale(0));  // 2(N-1)/N at N=16
   CHECK(fit.nodes == 2);
   // The curve jumps up where NCCL switches (32 MiB 1079 us -> 64 MiB 6059 us), which no lower
   // envelope of lines follows (worst 52% at 64 MiB). At >= 1 KiB it has four regimes, 1-64
@@ -299,8 +299,8 @@ TEST_CASE("OCI 2-node A100 RoCE log: six pieces, tree then ring, within 10% medi
   }
   // The small-message floor is the measured ~38 us; the last piece streams at the measured
   // 71.6 GB/s busbw plateau.
-  CHECK(fit.pieces[0].latency_s * 1e6 == doctest::Approx(38).epsilon(0.02));
-  CHECK(fit.pieces[5].bus_bw_Bps == doctest::Approx(71.6e9).epsilon(0.01));
+  CHECK(fit.pieces[0].latency_s * 1e6 == doctest::Approx(38).scale(0).epsilon(0.02));
+  CHECK(fit.pieces[5].bus_bw_Bps == doctest::Approx(71.6e9).scale(0).epsilon(0.01));
   CHECK(fit.pick(32.0 * 1024 * 1024) == Protocol::LL);
   CHECK(fit.piece_at(32.0 * 1024 * 1024 + 1) == 4);
   CHECK(fit.predict_time_s(64.0 * 1024 * 1024) > 4 * fit.predict_time_s(32.0 * 1024 * 1024));
@@ -322,7 +322,7 @@ TEST_CASE("OCI 2-node A100 RoCE log: six pieces, tree then ring, within 10% medi
   CollectiveFit one_node = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"));
   REQUIRE(one_node.pieces.size() == 3);
   CHECK(one_node.pieces[1].max_size_B == 32.0 * 1024 * 1024);
-  CHECK(one_node.large.worst == doctest::Approx(0.344).epsilon(0.01));
+  CHECK(one_node.large.worst == doctest::Approx(0.344).scale(0).epsilon(0.01));
   CHECK(one_node.large.worst_size_B == 16.0 * 1024 * 1024);
 }
 
@@ -371,15 +371,15 @@ TEST_CASE("a curve that jumps up at each protocol switch is fitted by pieces") {
   for (int p = 0; p < 3; ++p) {
     CHECK(fit.pieces[p].algorithm == Algorithm::ring);
     CHECK(fit.pieces[p].protocol == static_cast<Protocol>(p));
-    CHECK(fit.pieces[p].latency_s == doctest::Approx(ranged.L[p]).epsilon(0.02));
-    CHECK(fit.pieces[p].bus_bw_Bps == doctest::Approx(ranged.B[p]).epsilon(0.02));
+    CHECK(fit.pieces[p].latency_s == doctest::Approx(ranged.L[p]).scale(0).epsilon(0.02));
+    CHECK(fit.pieces[p].bus_bw_Bps == doctest::Approx(ranged.B[p]).scale(0).epsilon(0.02));
   }
   CHECK(fit.pieces[0].max_size_B == max_size[0]);
   CHECK(fit.pieces[1].max_size_B == max_size[1]);
   CHECK(std::isinf(fit.pieces[2].max_size_B));
   // The fitted pieces, not the fastest line, decide: LL128 is slower than LL at 128 KiB.
   CHECK(fit.pick(131072) == Protocol::LL128);
-  CHECK(fit.predict_time_s(131072) == doctest::Approx(time(131072)).epsilon(0.02));
+  CHECK(fit.predict_time_s(131072) == doctest::Approx(time(131072)).scale(0).epsilon(0.02));
 }
 
 TEST_CASE("the fit is deterministic") {
@@ -437,8 +437,8 @@ TEST_CASE("calibration YAML values parse back with tpsim's units and keep the fi
       }
       REQUIRE(p < 3);
       reread.protocols[p] = {latency, bw};
-      CHECK(latency == doctest::Approx(fit.protocols[p].latency_s).epsilon(5e-4));
-      CHECK(bw == doctest::Approx(fit.protocols[p].bus_bw_Bps).epsilon(5e-4));
+      CHECK(latency == doctest::Approx(fit.protocols[p].latency_s).scale(0).epsilon(5e-4));
+      CHECK(bw == doctest::Approx(fit.protocols[p].bus_bw_Bps).scale(0).epsilon(5e-4));
       ++p;
     }
     CHECK(p == 3);
@@ -446,7 +446,7 @@ TEST_CASE("calibration YAML values parse back with tpsim's units and keep the fi
     CHECK(fit.pieces.empty() == !std::string(name).starts_with("oci"));
     // 4 significant digits move no prediction by more than 0.1%, and change no protocol.
     for (const FitPoint& pt : fit.points) {
-      CHECK(reread.predict_time_s(pt.size_B) == doctest::Approx(pt.predicted_s).epsilon(1e-3));
+      CHECK(reread.predict_time_s(pt.size_B) == doctest::Approx(pt.predicted_s).scale(0).epsilon(1e-3));
       CHECK(reread.pick(pt.size_B) == pt.protocol);
     }
   }
@@ -468,15 +468,15 @@ TEST_CASE("newer nccl-tests layout: version line, Rank lines, N/A cells, all_gat
 
   // The fit recovers the parameters the times were generated from (up to print rounding).
   CollectiveFit fit = fit_collective(log);
-  CHECK(fit.bus_factor == doctest::Approx(0.75));  // (N-1)/N at N=4
+  CHECK(fit.bus_factor == doctest::Approx(0.75).scale(0));  // (N-1)/N at N=4
   CHECK(fit.large.worst <= 0.01);
   // Pieces cannot beat an exact envelope but by fitting print rounding, which the loss floor
   // (a 0.1% error per size) makes worth nothing.
   CHECK(fit.pieces.empty());
   for (int p = 0; p < 3; ++p) {
     CHECK(fit.protocols[p].constrained);
-    CHECK(fit.protocols[p].latency_s == doctest::Approx(TRUTH.L[p]).epsilon(0.02));
-    CHECK(fit.protocols[p].bus_bw_Bps == doctest::Approx(TRUTH.B[p]).epsilon(0.02));
+    CHECK(fit.protocols[p].latency_s == doctest::Approx(TRUTH.L[p]).scale(0).epsilon(0.02));
+    CHECK(fit.protocols[p].bus_bw_Bps == doctest::Approx(TRUTH.B[p]).scale(0).epsilon(0.02));
   }
 }
 
@@ -580,9 +580,9 @@ TEST_CASE("GEMM csv round trip: recorded shapes come back exactly") {
   REQUIRE(table.points().size() == 6);
   const double peak = 989e12, hbm = 3.35e12;
   for (const GemmPoint& p : table.points())
-    CHECK(table.predict_time(p.m, p.n, p.k, p.dtype, peak, hbm) == doctest::Approx(p.time_s).epsilon(1e-12));
+    CHECK(table.predict_time(p.m, p.n, p.k, p.dtype, peak, hbm) == doctest::Approx(p.time_s).scale(0).epsilon(1e-12));
   // Achieved flop efficiency = 2mnk / t / peak: 2*4096*6144*4096 / 390 us / 989 TF = 0.534.
-  CHECK(GemmTable::flop_efficiency(table.points()[3], peak) == doctest::Approx(0.534).epsilon(0.002));
+  CHECK(GemmTable::flop_efficiency(table.points()[3], peak) == doctest::Approx(0.534).scale(0).epsilon(0.002));
   // Between m = 16 and m = 256 the time lies between theirs; a new (n, k) borrows the
   // nearest measured one's efficiency: down's shape at m = 1 for an (4096, 12288) query.
   double t64 = table.predict_time(64, 6144, 4096, "bf16", peak, hbm);
@@ -591,7 +591,7 @@ TEST_CASE("GEMM csv round trip: recorded shapes come back exactly") {
   double roof_down = GemmTable::roofline_time(1, 4096, 14336, "bf16", peak, hbm);
   double roof_q = GemmTable::roofline_time(1, 4096, 12288, "bf16", peak, hbm);
   CHECK(table.predict_time(1, 4096, 12288, "bfloat16", peak, hbm) ==
-        doctest::Approx(52.1e-6 * roof_q / roof_down).epsilon(1e-12));
+        doctest::Approx(52.1e-6 * roof_q / roof_down).scale(0).epsilon(1e-12));
   CHECK_THROWS_AS(table.predict_time(1, 4096, 4096, "fp8", peak, hbm), ValueError);
 
   CalibrationInputs in;
@@ -635,7 +635,7 @@ TEST_CASE("HBM copy bandwidth: read + write, median of the 3 largest copies") {
   CHECK(hbm.points_used == 3);
   CHECK(hbm.points_total == 4);
   CHECK(hbm.min_size_used_B == 268435456);
-  CHECK(hbm.bw_Bps == doctest::Approx(2 * 536870912 / 260e-6));  // the middle of the three
+  CHECK(hbm.bw_Bps == doctest::Approx(2 * 536870912 / 260e-6).scale(0));  // the middle of the three
   CalibrationInputs in;
   in.files = {"hbm.csv"};
   in.hbm = hbm;
@@ -697,7 +697,7 @@ TEST_CASE("calibration YAML: exact text for pieces") {
   CHECK(c.pick(65536) == Protocol::LL);
   CHECK(c.pick(65537) == Protocol::Simple);
   // 1 MiB: 428.1 us + 1048576 B * 1.875 / 71.59 GB/s = 455.56 us, on the ring Simple piece.
-  CHECK(c.predict_time_s(1048576) == doctest::Approx(428.1e-6 + 1048576 * 1.875 / 71.59e9));
+  CHECK(c.predict_time_s(1048576) == doctest::Approx(428.1e-6 + 1048576 * 1.875 / 71.59e9).scale(0));
   CalibrationInputs in{{"roce.log"}, {c}, std::nullopt, std::nullopt};
   CHECK(calibration_yaml(in) ==
         "# written by tpsim fit from: roce.log\n"

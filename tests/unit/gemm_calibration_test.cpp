@@ -34,12 +34,12 @@ TEST_CASE("measured GEMM times replace the roofline in a decode step") {
   for (const auto& g : cal.gemm) {
     Op op;
     op.kind = OpKind::gemm, op.m = g.m, op.n = g.n, op.k = g.k;
-    CHECK(op_time(op, measured) == doctest::Approx(g.time_s).epsilon(1e-9));  // reproduced at every recorded shape
+    CHECK(op_time(op, measured) == doctest::Approx(g.time_s).scale(0).epsilon(1e-9));  // reproduced at every recorded shape
   }
   const double before = plan_step(ops, plain, cm, {0}).closed_form_s();
   const double after = plan_step(ops, measured, cm, {0}).closed_form_s();
   // The step grows by exactly the extra GEMM time: 0.5 x the GEMMs' roofline time.
-  CHECK(after - before == doctest::Approx(0.5 * gemm_roofline).epsilon(1e-6));
+  CHECK(after - before == doctest::Approx(0.5 * gemm_roofline).scale(0).epsilon(1e-6));
 }
 
 #include "fit/launch_table.hpp"
@@ -49,8 +49,8 @@ TEST_CASE("launch.csv: back-to-back kernel launch and the smallest graph's launc
       "what,value_us\nkernel_launch_back_to_back,2.500\ngraph_launch_k64_per_graph,9.000\ngraph_launch_k16_per_graph,6.400\n"
       "graph_launch_k16_per_kernel,0.400\n",
       "launch.csv");
-  CHECK(*fit.kernel_launch_s == doctest::Approx(2.5e-6));
-  CHECK(*fit.graph_launch_s == doctest::Approx(6.4e-6));  // k16 is the smallest graph
+  CHECK(*fit.kernel_launch_s == doctest::Approx(2.5e-6).scale(0));
+  CHECK(*fit.graph_launch_s == doctest::Approx(6.4e-6).scale(0));  // k16 is the smallest graph
   CHECK_THROWS_WITH_AS(tpsim::fit::parse_launch_csv("what,value_us\nkernel_launch_back_to_back,fast\n", "launch.csv"),
                        "launch.csv:2:28: error: 'fast' is not a number", InputError);
 }

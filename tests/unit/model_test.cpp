@@ -38,19 +38,19 @@ struct Box {
 TEST_CASE("Llama-3.1-8B weighs 16.06 GB in bf16") {
   ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
   // 32 x (2 x 4096 x 4096 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 2 x 4096) + 2 x 128256 x 4096 + 4096 params, 2 B each
-  CHECK(m.weight_bytes() == doctest::Approx(16.06e9).epsilon(0.001));
+  CHECK(m.weight_bytes() == doctest::Approx(16.06e9).scale(0).epsilon(0.001));
 }
 
 TEST_CASE("decode at B=1: TP=1 ~10.0 ms, TP=2 ~5.34 ms, speedup ~1.88") {
   Box box("2gpu_nvlink.xml");
   // TP=1: weights read / HBM = (16.06 - 1.05 embedding table, of which only one row is read) GB / 1.5 TB/s = 10.0 ms
   const double t1 = box.step(1, 128, 1).total();
-  CHECK(t1 == doctest::Approx((16.06e9 - 128256.0 * 4096 * 2) / 1.5e12).epsilon(0.01));
+  CHECK(t1 == doctest::Approx((16.06e9 - 128256.0 * 4096 * 2) / 1.5e12).scale(0).epsilon(0.01));
   // TP=2: half the sharded weights (10.0 / 2 = 5.0 ms) + 65 collectives x 5 us (2L all-reduces + the logits all-gather)
   const Breakdown b2 = box.step(2, 128, 1);
-  CHECK(b2.collectives == doctest::Approx(65 * 5e-6).epsilon(0.01));
-  CHECK(b2.total() == doctest::Approx(t1 / 2 + 65 * 5e-6).epsilon(0.01));
-  CHECK(t1 / b2.total() == doctest::Approx(1.88).epsilon(0.02));
+  CHECK(b2.collectives == doctest::Approx(65 * 5e-6).scale(0).epsilon(0.01));
+  CHECK(b2.total() == doctest::Approx(t1 / 2 + 65 * 5e-6).scale(0).epsilon(0.01));
+  CHECK(t1 / b2.total() == doctest::Approx(1.88).scale(0).epsilon(0.02));
 }
 
 TEST_CASE("prefill of 4096 tokens: 64 all-reduces of 33.6 MB cost ~8.6 ms on NVLink and ~90 ms on PCIe") {
@@ -60,22 +60,22 @@ TEST_CASE("prefill of 4096 tokens: 64 all-reduces of 33.6 MB cost ~8.6 ms on NVL
     Box box(file, 0.0);  // alpha 0: the bandwidth term alone
     const Breakdown b = box.step(2, 0, 4096);
     // 64 x S / BW: 8.59 ms at 250 GB/s, 89.5 ms at 24 GB/s (+ the logits all-gather, ~1 us)
-    CHECK(b.collectives == doctest::Approx(64 * S / bw).epsilon(0.01));
+    CHECK(b.collectives == doctest::Approx(64 * S / bw).scale(0).epsilon(0.01));
   }
 }
 
 TEST_CASE("ring all-reduce at N=4 sends 1.5 S per rank in 6 steps; busbw = algbw x 1.5") {
-  CHECK(bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(1.5));  // 2(N-1)/N
+  CHECK(bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(1.5).scale(0));  // 2(N-1)/N
   CHECK(latency_steps(Algorithm::ring, CollectiveOp::all_reduce, 4) == 6);  // 2(N-1)
-  CHECK(120e9 * bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(180e9));  // 120 GB/s alg -> 180 bus
-  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(7.0 / 8));
+  CHECK(120e9 * bus_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(180e9).scale(0));  // 120 GB/s alg -> 180 bus
+  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(7.0 / 8).scale(0));
 }
 
 TEST_CASE("crossover S* = N alpha BW = 2.5 MB at N=2, 5 us, 250 GB/s") {
   // The ring model T = 2(N-1) alpha + 2(N-1)/N S / BW has equal terms at S* = N alpha BW.
   const double N = 2, alpha = 5e-6, BW = 250e9, S = N * alpha * BW;
-  CHECK(S == doctest::Approx(2.5e6));
-  CHECK(2 * (N - 1) * alpha == doctest::Approx(2 * (N - 1) / N * S / BW));
+  CHECK(S == doctest::Approx(2.5e6).scale(0));
+  CHECK(2 * (N - 1) * alpha == doctest::Approx(2 * (N - 1) / N * S / BW).scale(0));
   // A decode all-reduce is B d s: 8 KiB at B=1, 512 KiB at B=64 — far below S*.
   CHECK(1 * 4096 * 2 == 8192);
   CHECK(64 * 4096 * 2 == 512 * 1024);
@@ -115,7 +115,7 @@ TEST_CASE("sequence parallelism: each layer all-reduce becomes a reduce-scatter 
   CHECK(reduce_scatter == 2 * 32);
   CHECK(all_gather == 2 * 32);
   // 2(N-1)/N S = (N-1)/N S + (N-1)/N S
-  CHECK(bus_sp == doctest::Approx(bus_ar));
+  CHECK(bus_sp == doctest::Approx(bus_ar).scale(0));
 }
 
 TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the ring's bus bandwidth") {
@@ -126,7 +126,7 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
   const CollectivePlan& big = cm.plan(CollectiveOp::all_reduce, 1 << 30, all);
   CHECK(big.algorithm == Algorithm::nvls);
-  CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75));
+  CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
   // Not offered on NVLink pairs or for 2 ranks.
   Topology pairs(load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml"), {}, "");
@@ -152,7 +152,7 @@ TEST_CASE("a link latency override adds its difference to every step of every co
   Topology base(p, {}, ""), slow(p, slower, "");
   const double t0 = CollectiveModel(base, {}, nullptr).plan(CollectiveOp::all_reduce, 8192, {0, 1}).time_s();
   const double t1 = CollectiveModel(slow, {}, nullptr).plan(CollectiveOp::all_reduce, 8192, {0, 1}).time_s();
-  CHECK(t1 - t0 == doctest::Approx(2 * 10e-6));
+  CHECK(t1 - t0 == doctest::Approx(2 * 10e-6).scale(0));
 }
 
 TEST_CASE("host staging is a pace, not more bytes on the links: 2x RTX 2080 Ti without P2P, 4.0 GB/s busbw") {
@@ -165,9 +165,9 @@ TEST_CASE("host staging is a pace, not more bytes on the links: 2x RTX 2080 Ti w
   const CollectivePlan& c = cm.plan(CollectiveOp::all_reduce, S, {0, 1});
   CHECK(c.staged);
   CHECK(c.protocol == Protocol::Simple);
-  CHECK(c.bus_bw_Bps == doctest::Approx(4e9));
-  CHECK(c.bandwidth_s == doctest::Approx(S / 4e9));
-  CHECK(c.time_s() == doctest::Approx(67137e-6).epsilon(0.01));
+  CHECK(c.bus_bw_Bps == doctest::Approx(4e9).scale(0));
+  CHECK(c.bandwidth_s == doctest::Approx(S / 4e9).scale(0));
+  CHECK(c.time_s() == doctest::Approx(67137e-6).scale(0).epsilon(0.01));
   // Alone, the flows the engine runs take the same time: their bytes are scaled to the pace.
   std::vector<SolverFlow> flows;
   for (const auto& f : c.flows) {
@@ -175,5 +175,5 @@ TEST_CASE("host staging is a pace, not more bytes on the links: 2x RTX 2080 Ti w
     for (const auto& l : f.leg.links) sf.resources.push_back(cm.resource_of(l));
     flows.push_back(sf);
   }
-  CHECK(completion_time(flows, cm.resource_capacities()) == doctest::Approx(S / 4e9));
+  CHECK(completion_time(flows, cm.resource_capacities()) == doctest::Approx(S / 4e9).scale(0));
 }

@@ -172,13 +172,13 @@ Platform check_platform(const TopoMatrix& m, const std::string& gpu) {
 TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   GpuLinkSpec a100 = gpu_link_spec("A100-SXM4-80GB");
   CHECK(a100.nvlink_generation == 3);
-  CHECK(a100.nvlink_bw_Bps * 12 == doctest::Approx(300e9));  // NV12 on A100: 300 GB/s per direction
-  CHECK(a100.pcie_bw_Bps == doctest::Approx(24e9));          // Gen4 x16 achievable
+  CHECK(a100.nvlink_bw_Bps * 12 == doctest::Approx(300e9).scale(0));  // NV12 on A100: 300 GB/s per direction
+  CHECK(a100.pcie_bw_Bps == doctest::Approx(24e9).scale(0));          // Gen4 x16 achievable
   GpuLinkSpec h100 = gpu_link_spec("H100-SXM5-80GB");
-  CHECK(h100.nvlink_bw_Bps * 18 == doctest::Approx(450e9));  // NV18 on H100: 450 GB/s
-  CHECK(h100.pcie_bw_Bps == doctest::Approx(48e9));          // Gen5
-  CHECK(gpu_link_spec("B200-SXM-180GB").nvlink_bw_Bps == doctest::Approx(50e9));  // NVLink5
-  CHECK(gpu_link_spec("RTX2080Ti-11GB").pcie_bw_Bps == doctest::Approx(12e9));    // Gen3
+  CHECK(h100.nvlink_bw_Bps * 18 == doctest::Approx(450e9).scale(0));  // NV18 on H100: 450 GB/s
+  CHECK(h100.pcie_bw_Bps == doctest::Approx(48e9).scale(0));          // Gen5
+  CHECK(gpu_link_spec("B200-SXM-180GB").nvlink_bw_Bps == doctest::Approx(50e9).scale(0));  // NVLink5
+  CHECK(gpu_link_spec("RTX2080Ti-11GB").pcie_bw_Bps == doctest::Approx(12e9).scale(0));    // Gen3
   CHECK(gpu_link_spec("RTX4090-24GB").nvlinks_per_gpu == 0);
   CHECK(gpu_model_names().size() == 10);
   for (const auto& name : gpu_model_names()) CHECK(gpu_link_spec(name).gpu_model == name);
