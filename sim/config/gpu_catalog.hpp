@@ -10,6 +10,7 @@ namespace tpsim {
 
 struct GpuSpec {
   std::string name;
+  int compute_capability;      // 80 = sm_80 (Ampere), 90 = Hopper, ...: NCCL tunes by it
   double memory_B;             // usable device memory
   double hbm_peak_Bps;         // datasheet memory bandwidth
   double hbm_achievable_Bps;   // measured copy bandwidth (or derived: see `source`)

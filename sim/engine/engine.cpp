@@ -53,7 +53,7 @@ void run_flows(const CollectivePlan& c, Shared& sh) {
   for (const auto& f : c.flows) {
     auto* src = sg4::Host::by_name(f.leg.src_host);
     auto* dst = sg4::Host::by_name(f.leg.dst_host);
-    comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(std::max(1.0, f.bytes))));
+    comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(std::llround(std::max(1.0, f.bytes)))));
   }
   const double start = sg4::Engine::get_clock();
   for (std::size_t i = 0; i < comms.size(); ++i) {

@@ -46,7 +46,21 @@ constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
 // ports, 480 GB/s busbw in the recorded DGX H100 log); NCCL's NVLS base latency is higher.
 constexpr double NVLS_EFF = 0.62;
-constexpr double NVLS_BASE_LAT = 18.0 * US;
+// NVLS streams only once its pipeline is full: the recorded DGX H100 log's NVLS sizes (16 MiB and
+// up) fit 67 us + bus bytes / 468 GB/s; NCCL's own base latency (18-25 us) leaves 16-128 MiB
+// 25-35% too fast.
+constexpr double NVLS_BASE_LAT = 55.0 * US;
+// NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
+// that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
+// H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.
+constexpr double NVLINK_EFF = 0.8;
+
+// NCCL caps the LL protocol's bus bandwidth on one node by GPU generation (tuning.cc llMaxBws:
+// Volta 39, Ampere 87.7, Hopper and later 141 GB/s); the DGX H100 log's LL sizes (1-2 MiB) grow
+// at ~124-141 GB/s. Across nodes LL is left to half the NIC rate.
+double ll_max_bus_Bps(int compute_capability) {
+  return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 87.7e9 : 39e9;
+}
 // Host-staged copies (NCCL's SHM transport) are synchronised through host memory: they run at
 // most at a third of the lane, whatever the links leave free (2x RTX 2080 Ti, Gen3 x16
 // ~12 GB/s, measured 4.0 GB/s busbw). It is a pace, not a share of the links: the flows carry
@@ -91,13 +105,15 @@ std::vector<double> CollectiveModel::resource_capacities() const {
 }
 
 CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass cls,
-                                              bool staged, double raw_Bps, double wire_latency_s) const {
+                                              bool staged, double raw_Bps, double wire_latency_s, double ll_cap_Bps) const {
   const int pi = static_cast<int>(p);
   const double hop = hop_latency(cls, staged)[pi];
   const int steps = latency_steps(a, op, n);
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
-  Costs c{BASE_LAT[pi] + steps * (hop + wire_latency_s), raw_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
+  const double link_Bps = raw_Bps * (cls == PathClass::NVL && !staged ? NVLINK_EFF : 1.0);
+  Costs c{BASE_LAT[pi] + steps * (hop + wire_latency_s), link_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
+  if (p == Protocol::LL && cls != PathClass::NET) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_cap_Bps);
   // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
   if (a == Algorithm::nvls) c = {NVLS_BASE_LAT + steps * (hop + wire_latency_s), raw_Bps * NVLS_EFF * bus_factor(op, n), false};
   if (const CollectiveCalibration* best = calibration_entry(op, n, class_key(cls, staged), p)) {
@@ -229,8 +245,8 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
   plan.calibrated = true;
 }
 
-// The default algorithm, and NVLS where NCCL offers it: more than 2 ranks of one node whose every
-// edge runs through NVSwitch ports. A scenario's `algorithm:` narrows the choice.
+// The default algorithm, and NVLS where NCCL offers it: more than 2 Hopper-or-later ranks of one
+// node whose every edge runs through NVSwitch ports (NVLink SHARP needs third-generation NVSwitch). A scenario's `algorithm:` narrows the choice.
 std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const {
   const bool nvls = on_nvswitch && plan.nranks > 2 && plan.op != CollectiveOp::send_recv;
   if (spec_.algorithm == "nvls" && nvls) return {Algorithm::nvls};
@@ -255,13 +271,13 @@ double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vect
 }
 
 void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps,
-                                      bool all_nvl, double sharing, double wire_latency_s) const {
+                                      bool all_nvl, double sharing, double wire_latency_s, double ll_cap_Bps) const {
   double best = std::numeric_limits<double>::infinity();
   for (Algorithm a : algorithms)
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
       if (a == Algorithm::nvls && p != Protocol::Simple) continue;
-      Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps, wire_latency_s);
+      Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps, wire_latency_s, ll_cap_Bps);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
       // A measured bus bandwidth already includes the group's own sharing; host staging's pace
@@ -321,7 +337,12 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
   bool all_nvl = true, all_nvswitch = true;
   double wire_latency = 0;  // link latency the scenario added on the slowest edge
-  for (int g : gpus) nodes.insert(topology_.platform().gpu(g)->node);
+  int compute_capability = std::numeric_limits<int>::max();  // the group's oldest GPU decides
+  for (int g : gpus) {
+    const GpuDesc& gpu = *topology_.platform().gpu(g);
+    nodes.insert(gpu.node);
+    compute_capability = std::min(compute_capability, gpu.spec->compute_capability);
+  }
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b);
@@ -339,8 +360,8 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   if (const auto cp = calibrated_piece(op, n, class_key(plan.worst_class, plan.staged), size_B))
     apply_piece(plan, *cp);
   else
-    choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1), raw, all_nvl,
-                    self_sharing(plan, channel_rings, raw), wire_latency);
+    choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1 && compute_capability >= 90), raw,
+                    all_nvl, self_sharing(plan, channel_rings, raw), wire_latency, ll_max_bus_Bps(compute_capability));
   add_flows(plan, channel_rings, raw);
   return plan;
 }

@@ -76,7 +76,7 @@ private:
     bool calibrated;
   };
   Costs costs(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass cls, bool staged, double raw_Bps,
-              double wire_latency_s) const;
+              double wire_latency_s, double ll_cap_Bps) const;
   // The calibration entry that describes (op, nranks, path class key) best, among those that
   // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.
   const CollectiveCalibration* calibration_entry(CollectiveOp op, int nranks, const std::string& key,
@@ -96,7 +96,7 @@ private:
   std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const;
   double self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps, bool all_nvl,
-                       double sharing, double wire_latency_s) const;
+                       double sharing, double wire_latency_s, double ll_cap_Bps) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.
   void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;

@@ -29,8 +29,9 @@ TEST_CASE("closed form and SimGrid flows give the same times where no link is sh
   for (const char* name : {"2xTP=2 NVLink pairs", "TP=4", "4xTP=1"}) {
     CAPTURE(name);
     if (std::string(name) != "4xTP=1") CHECK(config(b, name).flow_collectives > 0);
-    CHECK(config(a, name).ttft_s.p50 == doctest::Approx(config(b, name).ttft_s.p50).scale(0).epsilon(1e-9));
-    CHECK(config(a, name).e2e_s.p50 == doctest::Approx(config(b, name).e2e_s.p50).scale(0).epsilon(1e-9));
+    // SimGrid moves whole bytes (a flow's bytes are rounded): the two agree to 1e-8.
+    CHECK(config(a, name).ttft_s.p50 == doctest::Approx(config(b, name).ttft_s.p50).scale(0).epsilon(1e-8));
+    CHECK(config(a, name).e2e_s.p50 == doctest::Approx(config(b, name).e2e_s.p50).scale(0).epsilon(1e-8));
   }
 }
 

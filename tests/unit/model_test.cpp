@@ -128,6 +128,12 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   CHECK(big.algorithm == Algorithm::nvls);
   CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
+  // Not on A100's NVSwitch (NVLink SHARP needs Hopper's third-generation switch): a ring at 80% of
+  // the 300 GB/s port, 240 GB/s, against the recorded 235 GB/s of 8x A100 at 8 GiB.
+  Topology a100(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  const CollectivePlan& ring = CollectiveModel(a100, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 30, all);
+  CHECK(ring.algorithm == Algorithm::ring);
+  CHECK(ring.bus_bw_Bps == doctest::Approx(0.8 * 300e9).scale(0));
   // Not offered on NVLink pairs or for 2 ranks.
   Topology pairs(load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml"), {}, "");
   CHECK(CollectiveModel(pairs, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 30, {0, 1}).algorithm == Algorithm::direct);
@@ -176,4 +182,17 @@ TEST_CASE("host staging is a pace, not more bytes on the links: 2x RTX 2080 Ti w
     flows.push_back(sf);
   }
   CHECK(completion_time(flows, cm.resource_capacities()) == doctest::Approx(S / 4e9).scale(0));
+}
+
+TEST_CASE("NCCL's LL bus bandwidth cap by GPU generation: Ampere 87.7 GB/s, Hopper 141 GB/s") {
+  // 8 ranks, 1 MiB: LL (15.2 us + bus bytes / cap) beats LL128 (31.5 us latency) and Simple.
+  // Without the cap LL would run at half of 80% of the port: 120 GB/s (A100), 180 GB/s (H100).
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+  for (auto [file, cap] : {std::pair{"dgx_a100.xml", 87.7e9}, std::pair{"dgx_h100.xml", 141e9}}) {
+    CAPTURE(file);
+    Topology topo(load_platform_file(ROOT + "/platforms/" + file), {}, "");
+    const CollectivePlan& c = CollectiveModel(topo, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 20, all);
+    CHECK(c.protocol == Protocol::LL);
+    CHECK(c.bus_bw_Bps == doctest::Approx(cap).scale(0));
+  }
 }
