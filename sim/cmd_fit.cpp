@@ -102,13 +102,19 @@ int fit_command(int argc, char** argv) {
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
                              fit::op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
                              f.large.worst * 100, f.large.worst_size_B);
+    if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread));
     cal.files.push_back(path);
     cal.collectives.push_back(std::move(f));
   }
   if (!gemm_path.empty()) {
     cal.gemm = fit::parse_gemm_csv(read_input_file(gemm_path), gemm_path);
     cal.files.push_back(gemm_path);
-    std::cout << fmt::format("{}: {} GEMM shapes\n", gemm_path, cal.gemm->points().size());
+    const fit::GemmCrossCheck check = fit::cross_check(*cal.gemm);
+    std::cout << fmt::format(
+        "{}: {} GEMM shapes; the table gives them back within {:.1f}%; each left out, the others predict it within "
+        "{:.1f}% median, {:.1f}% worst (m={} n={} k={}) on the table's own roofline ({:.0f} TFLOP/s, {:.0f} GB/s)\n",
+        gemm_path, check.points, check.recorded_worst * 100, check.median * 100, check.worst * 100, check.worst_point.m,
+        check.worst_point.n, check.worst_point.k, check.peak_flops / 1e12, check.hbm_bw_Bps / 1e9);
   }
   if (!hbm_path.empty()) {
     cal.hbm = fit::parse_hbm_csv(read_input_file(hbm_path), hbm_path);

@@ -98,6 +98,7 @@ std::string calibration_yaml(const CalibrationInputs& in) {
     if (!c.path_class.empty()) out += fmt::format("    path_class: {}\n", c.path_class);
     out += fmt::format("    # op from {}; nranks from {}; bus factor {}\n", source_name(c.op_source),
                        source_name(c.nranks_source), format_significant(c.bus_factor, 6));
+    if (c.gpus_per_thread > 1) out += fmt::format("    # {}\n", serial_launch_note(c.gpus_per_thread));
     out += protocols_block(c);
     if (!c.pieces.empty()) out += pieces_block(c);
     out += fmt::format("    # all sizes: median {:.4f}, worst {:.4f} at {}\n", c.all.median, c.all.worst,

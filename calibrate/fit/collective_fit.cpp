@@ -407,6 +407,12 @@ FitResiduals residuals(const std::vector<FitPoint>& points, double min_size_B) {
   return r;
 }
 
+std::string serial_launch_note(int gpus_per_thread) {
+  return fmt::format("one thread launched on {} GPUs (nccl-tests -g {}): small-size times include its serial launches, "
+                     "above what an engine with one process per GPU sees; rerun with -g 1, one rank per GPU, for that",
+                     gpus_per_thread, gpus_per_thread);
+}
+
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   const Enabled on{true, options.ll128, true};
   const std::vector<Sample> samples = read_samples(log);
@@ -420,6 +426,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   fit.op = log.op;
   fit.nranks = log.nranks;
   fit.op_source = log.op_source;
+  fit.gpus_per_thread = log.gpus_per_thread;
   fit.nranks_source = log.nranks_source;
   fit.bus_factor = bus_factor_is_constant(log.op) ? 1.0 : bus_factor(log.op, log.nranks);
   fit.nodes = options.nodes;

@@ -98,6 +98,7 @@ struct CollectiveFit {
   OpSource op_source = OpSource::columns;
   NranksSource nranks_source = NranksSource::not_needed;
   double bus_factor = 1;  // f in the model
+  int gpus_per_thread = 1;  // the log's nccl-tests -g: above 1, small sizes include serial launches
   std::string path_class;  // NVL, PIX, PXB, PHB, SYS, SHM, NET; "" when the log does not say (set by the caller)
   int nodes = 1;           // nodes the ranks span (FitOptions::nodes)
   std::array<ProtocolFit, 3> protocols;  // the envelope, indexed by Protocol
@@ -132,6 +133,9 @@ struct FitOptions {
 std::vector<std::pair<Algorithm, Protocol>> piece_labels(int k, CollectiveOp op, int nranks, int nodes, bool ll128);
 // The most pieces a log can have: algorithms times protocols (6 for an all_reduce across nodes).
 int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128);
+
+// What a log from one thread driving several GPUs (nccl-tests -g N) means for its latencies.
+std::string serial_launch_note(int gpus_per_thread);
 
 // Fits the out-of-place times of `log`. Throws InputError (located in log.file) when the
 // log holds fewer than MIN_FIT_POINTS usable sizes or a time that is not positive.

@@ -193,6 +193,37 @@ double GemmTable::predict_time(std::int64_t m, std::int64_t n, std::int64_t k, c
   return roofline_time(m, n, k, dtype, peak_flops, hbm_bw_Bps) / e;
 }
 
+GemmCrossCheck cross_check(const GemmTable& table) {
+  GemmCrossCheck r;
+  const auto& pts = table.points();
+  r.points = int(pts.size());
+  if (pts.empty()) return r;
+  for (const GemmPoint& p : pts) {
+    r.peak_flops = std::max(r.peak_flops, 2.0 * p.m * p.n * p.k / p.time_s);
+    r.hbm_bw_Bps = std::max(r.hbm_bw_Bps, (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n) * dtype_bytes(p.dtype) / p.time_s);
+  }
+  auto error = [&](const GemmTable& t, const GemmPoint& p) {
+    return std::fabs(t.predict_time(p.m, p.n, p.k, p.dtype, r.peak_flops, r.hbm_bw_Bps) / p.time_s - 1);
+  };
+  std::vector<double> left_out;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    r.recorded_worst = std::max(r.recorded_worst, error(table, pts[i]));
+    if (pts.size() < 2) continue;
+    std::vector<GemmPoint> others;
+    others.reserve(pts.size() - 1);
+    for (std::size_t j = 0; j < pts.size(); ++j)
+      if (j != i) others.push_back(pts[j]);
+    const double e = error(GemmTable(std::move(others)), pts[i]);
+    if (e > r.worst) r.worst = e, r.worst_point = pts[i];
+    left_out.push_back(e);
+  }
+  if (!left_out.empty()) {
+    std::nth_element(left_out.begin(), left_out.begin() + left_out.size() / 2, left_out.end());
+    r.median = left_out[left_out.size() / 2];
+  }
+  return r;
+}
+
 GemmTable parse_gemm_csv(const std::string& text, const std::string& file) {
   std::vector<GemmPoint> points;
   std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::string>, int> seen;

@@ -61,6 +61,20 @@ private:
   std::vector<GemmPoint> points_;
 };
 
+// How far the table is from the measurements it holds: at each recorded shape, and for each
+// shape left out in turn and predicted from the others (its (n, k) group's other m, or the
+// nearest group). The roofline uses the highest rates the table itself shows: P = max 2mnk/t,
+// W = max bytes/t (the cost model uses the simulated GPU's datasheet; at recorded shapes that
+// makes no difference, between them it changes the roofline's bend).
+struct GemmCrossCheck {
+  int points = 0;
+  double recorded_worst = 0;  // |predicted / measured - 1| at the recorded shapes, worst
+  double median = 0, worst = 0;  // the same for each shape left out
+  GemmPoint worst_point;
+  double peak_flops = 0, hbm_bw_Bps = 0;
+};
+GemmCrossCheck cross_check(const GemmTable& table);
+
 // Reads the GEMM csv; `file` names it in messages. Lines starting with '#' and blank lines
 // are skipped. Throws InputError (file:line:col) for a wrong header, a row with the wrong
 // number of fields, a bad number, an unknown dtype or a repeated (op, m, n, k, dtype).

@@ -212,6 +212,18 @@ std::optional<CollectiveOp> op_in_file_name(const std::string& file) {
 }
 
 // `nranks: 16`, `nranks 16`, `nranks=16` in a comment.
+// `nThread 1 nGpus 8 minBytes ...`: the GPUs each thread drives (nccl-tests -g).
+std::optional<int> gpus_per_thread_in_comment(std::string_view s) {
+  auto pos = s.find("nGpus ");
+  if (s.find("nThread") == std::string_view::npos || pos == std::string_view::npos) return std::nullopt;
+  s.remove_prefix(pos + 6);
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  auto v = to_uint(s.substr(0, n));
+  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
 std::optional<int> nranks_in_comment(std::string_view s) {
   auto pos = s.find("nranks");
   if (pos == std::string_view::npos) return std::nullopt;
@@ -384,6 +396,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
       } else {
         if (!op_comment) op_comment = op_in_comment(c);
         if (!nranks_comment) nranks_comment = nranks_in_comment(c);
+        if (auto g = gpus_per_thread_in_comment(c)) log.gpus_per_thread = *g;
       }
       continue;
     }

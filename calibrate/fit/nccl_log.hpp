@@ -78,6 +78,7 @@ struct NcclLog {
   int nranks = 0;                   // 0 only with NranksSource::not_needed
   NranksSource nranks_source = NranksSource::not_needed;
   std::string nccl_tests_version;   // "2.19.6" when the log prints it, else empty
+  int gpus_per_thread = 1;          // nccl-tests -g: `# nThread 1 nGpus 8` is one thread launching on 8 GPUs
   int header_line = 0;              // line of the column header; 0 when the log has none
   std::vector<NcclRow> rows;        // strictly increasing size_B
 };

@@ -170,13 +170,14 @@ TEST_CASE("verbatim published logs: 0 B rows skipped, op from the test header or
     int nranks;
     std::size_t rows;       // data rows the reader keeps
     std::uint64_t first_B;  // the first size with data
+    int gpus_per_thread;    // from '# nThread 1 nGpus G'
   };
-  for (const Case& c : {Case{"h100-8gpu-nvswitch-all-gather-ring.log", CollectiveOp::all_gather, 8, 27, 128},
-                        Case{"h100-8gpu-nvswitch-reduce-scatter-ring.log", CollectiveOp::reduce_scatter, 8, 27, 128},
-                        Case{"2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log", CollectiveOp::all_gather, 2, 26, 32},
-                        Case{"oci-bm-gpu4-8-8xa100-40gb-nvswitch.log", CollectiveOp::all_reduce, 8, 28, 64},
-                        Case{"8xa100-80gb-sxm4-nccl2.19.log", CollectiveOp::all_reduce, 8, 25, 8},
-                        Case{"gcp-a3mega-2x8-h100.log", CollectiveOp::all_reduce, 16, 31, 8}}) {
+  for (const Case& c : {Case{"h100-8gpu-nvswitch-all-gather-ring.log", CollectiveOp::all_gather, 8, 27, 128, 8},
+                        Case{"h100-8gpu-nvswitch-reduce-scatter-ring.log", CollectiveOp::reduce_scatter, 8, 27, 128, 8},
+                        Case{"2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log", CollectiveOp::all_gather, 2, 26, 32, 2},
+                        Case{"oci-bm-gpu4-8-8xa100-40gb-nvswitch.log", CollectiveOp::all_reduce, 8, 28, 64, 8},
+                        Case{"8xa100-80gb-sxm4-nccl2.19.log", CollectiveOp::all_reduce, 8, 25, 8, 8},
+                        Case{"gcp-a3mega-2x8-h100.log", CollectiveOp::all_reduce, 16, 31, 8, 1}}) {
     INFO(c.log);
     const NcclLog log = read_log(c.log);
     CHECK(log.op == c.op);
@@ -184,12 +185,16 @@ TEST_CASE("verbatim published logs: 0 B rows skipped, op from the test header or
     CHECK(log.nranks_source == NranksSource::rank_lines);
     CHECK(log.rows.size() == c.rows);
     CHECK(log.rows.front().size_B == c.first_B);
+    CHECK(log.gpus_per_thread == c.gpus_per_thread);
     FitOptions opt;
     opt.nodes = c.nranks == 16 ? 2 : 1;
     const CollectiveFit fit = fit_collective(log, opt);
     INFO("median ", fit.large.median, " worst ", fit.large.worst, " at ", fit.large.worst_size_B);
     CHECK(fit.large.median <= 0.10);
     CHECK(fit.large.worst <= 0.25);
+    // The calibration says when its latencies carry one thread's serial launches.
+    const std::string yaml = calibration_yaml({{c.log}, {fit}, std::nullopt, std::nullopt});
+    CHECK((yaml.find("    # " + serial_launch_note(c.gpus_per_thread) + "\n") != std::string::npos) == (c.gpus_per_thread > 1));
   }
   // A 0 B row after data is still an error: a log holds one sweep of increasing sizes.
   std::string text = slurp(recorded("2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log"));
