@@ -70,17 +70,24 @@ int fit_command(int argc, char** argv) {
     for (int g : gpus) nodes.insert(topo.platform().gpu(g)->node);
     platform_nodes = int(nodes.size());
   }
+  // Inputs: nccl-tests logs, tpsim-calibrate's gemm.csv, hbm.csv and launch.csv by name, or
+  // folders holding them (tpsim fit writes the files it read into the calibration's first line).
+  const std::pair<std::string*, const char*> tables[] = {{&gemm_path, "gemm.csv"}, {&hbm_path, "hbm.csv"}, {&launch_path, "launch.csv"}};
   std::vector<std::string> logs;
   for (const auto& in : inputs) {
     std::error_code ec;
-    if (std::filesystem::is_directory(in, ec)) {
+    const std::filesystem::path p(in);
+    if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::string> found;
-      for (const auto& e : std::filesystem::recursive_directory_iterator(in))
+      for (const auto& e : std::filesystem::recursive_directory_iterator(p))
         if (e.path().extension() == ".log") found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       logs.insert(logs.end(), found.begin(), found.end());
-      for (auto [path, name] : {std::pair{&gemm_path, "gemm.csv"}, std::pair{&hbm_path, "hbm.csv"}, std::pair{&launch_path, "launch.csv"}})
-        if (path->empty() && std::filesystem::exists(std::filesystem::path(in) / name)) *path = (std::filesystem::path(in) / name).string();
+      for (auto [path, name] : tables)
+        if (path->empty() && std::filesystem::exists(p / name)) *path = (p / name).string();
+    } else if (auto t = std::find_if(std::begin(tables), std::end(tables), [&](const auto& t) { return p.filename() == t.second; });
+               t != std::end(tables) && t->first->empty()) {
+      *t->first = in;
     } else {
       logs.push_back(in);
     }

@@ -36,13 +36,16 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
     std::vector<fit::GemmPoint> points;
     for (const auto& p : cal->gemm) points.push_back({p.op, p.m, p.n, p.k, p.dtype, p.time_s, 0});
     auto table = std::make_shared<const fit::GemmTable>(std::move(points));
-    const std::string dtype = bytes_per_param <= 1 ? "fp8" : "bf16";
-    g.gemm_lookup = [table, dtype, peak = g.peak_flops, hbm = g.hbm_Bps](double m, double n, double k) -> std::optional<double> {
-      try {
-        return table->predict_time(std::llround(m), std::llround(n), std::llround(k), dtype, peak, hbm);
-      } catch (const ValueError&) {
-        return std::nullopt;  // no measurement of this dtype: the roofline stands
-      }
+    // The weights' type, then its sibling: tensor cores run bf16 and fp16 at the same rate.
+    std::vector<std::string> dtypes{bytes_per_param <= 1 ? "fp8" : "bf16"};
+    if (dtypes[0] == "bf16") dtypes.push_back("fp16");
+    g.gemm_lookup = [table, dtypes, peak = g.peak_flops, hbm = g.hbm_Bps](double m, double n, double k) -> std::optional<double> {
+      for (const auto& dtype : dtypes) try {
+          return table->predict_time(std::llround(m), std::llround(n), std::llround(k), dtype, peak, hbm);
+        } catch (const ValueError&) {
+          // no measurement of this dtype: try the next, else the roofline stands
+        }
+      return std::nullopt;
     };
   }
   return g;
