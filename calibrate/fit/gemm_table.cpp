@@ -144,11 +144,16 @@ int dtype_bytes(const std::string& dtype) {
 }
 
 GemmTable::GemmTable(std::vector<GemmPoint> points) : points_(std::move(points)) {
-  for (const GemmPoint& p : points_) {
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::size_t> index;
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    const GemmPoint& p = points_[i];
     if (p.m <= 0 || p.n <= 0 || p.k <= 0 || !(p.time_s > 0) || !std::isfinite(p.time_s))
       throw ValueError(fmt::format("GEMM {} m={} n={} k={}: dimensions and time must be > 0", p.op, p.m, p.n, p.k));
     if (dtype_bytes(p.dtype) == 0)
       throw ValueError(fmt::format("GEMM {}: unknown dtype '{}' (known: {})", p.op, p.dtype, known_dtypes()));
+    auto [it, added] = index.try_emplace({canonical_dtype(p.dtype), p.n, p.k}, groups_.size());
+    if (added) groups_.push_back({canonical_dtype(p.dtype), p.n, p.k, {}});
+    groups_[it->second].rows.push_back(i);
   }
 }
 
@@ -164,32 +169,36 @@ double GemmTable::roofline_time(std::int64_t m, std::int64_t n, std::int64_t k, 
 }
 
 double GemmTable::predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
-                               double peak_flops, double hbm_bw_Bps) const {
+                               double peak_flops, double hbm_bw_Bps, std::optional<std::size_t> leave_out) const {
   if (m <= 0 || n <= 0 || k <= 0 || !(peak_flops > 0) || !(hbm_bw_Bps > 0))
     throw ValueError(fmt::format("GEMM prediction for m={} n={} k={} needs positive shape, peak and bandwidth", m, n, k));
-  std::string want = canonical_dtype(dtype);
+  const std::string want = canonical_dtype(dtype);
+  auto rows_of = [&](const Group& g) {
+    return std::count_if(g.rows.begin(), g.rows.end(), [&](std::size_t i) { return i != leave_out; });
+  };
   // The nearest measured (n, k) of this dtype; ties go to the smaller n*k, then smaller n.
-  std::optional<std::tuple<double, std::int64_t, std::int64_t>> best;
-  for (const GemmPoint& p : points_) {
-    if (canonical_dtype(p.dtype) != want) continue;
-    double d = std::fabs(std::log(double(p.n) / n)) + std::fabs(std::log(double(p.k) / k));
-    std::tuple<double, std::int64_t, std::int64_t> key{d, p.n * p.k, p.n};
-    if (!best || key < *best) best = key;
+  const Group* best = nullptr;
+  std::tuple<double, std::int64_t, std::int64_t> best_key;
+  for (const Group& g : groups_) {
+    if (g.dtype != want || rows_of(g) == 0) continue;
+    const double d = std::fabs(std::log(double(g.n) / n)) + std::fabs(std::log(double(g.k) / k));
+    const std::tuple<double, std::int64_t, std::int64_t> key{d, g.n * g.k, g.n};
+    if (!best || key < best_key) best = &g, best_key = key;
   }
   if (!best) throw ValueError(fmt::format("no GEMM measurement for dtype '{}'", dtype));
-  std::int64_t gn = std::get<2>(*best), gk = std::get<1>(*best) / gn;
   // ln e by ln m over that group; repeated m averaged (geometric mean of the times).
   std::map<std::int64_t, std::pair<double, int>> by_m;
-  for (const GemmPoint& p : points_) {
-    if (canonical_dtype(p.dtype) != want || p.n != gn || p.k != gk) continue;
-    double e = roofline_time(p.m, p.n, p.k, p.dtype, peak_flops, hbm_bw_Bps) / p.time_s;
+  for (std::size_t i : best->rows) {
+    if (i == leave_out) continue;
+    const GemmPoint& p = points_[i];
+    const double e = roofline_time(p.m, p.n, p.k, p.dtype, peak_flops, hbm_bw_Bps) / p.time_s;
     auto& [sum, count] = by_m[p.m];
     sum += std::log(e);
     ++count;
   }
   std::vector<std::pair<double, double>> curve;
   for (const auto& [mm, acc] : by_m) curve.push_back({std::log(double(mm)), acc.first / acc.second});
-  double e = std::exp(interpolate_log(curve, std::log(double(m))));
+  const double e = std::exp(interpolate_log(curve, std::log(double(m))));
   return roofline_time(m, n, k, dtype, peak_flops, hbm_bw_Bps) / e;
 }
 
@@ -202,18 +211,15 @@ GemmCrossCheck cross_check(const GemmTable& table) {
     r.peak_flops = std::max(r.peak_flops, 2.0 * p.m * p.n * p.k / p.time_s);
     r.hbm_bw_Bps = std::max(r.hbm_bw_Bps, (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n) * dtype_bytes(p.dtype) / p.time_s);
   }
-  auto error = [&](const GemmTable& t, const GemmPoint& p) {
-    return std::fabs(t.predict_time(p.m, p.n, p.k, p.dtype, r.peak_flops, r.hbm_bw_Bps) / p.time_s - 1);
+  auto error = [&](std::size_t i, std::optional<std::size_t> leave_out) {
+    const GemmPoint& p = pts[i];
+    return std::fabs(table.predict_time(p.m, p.n, p.k, p.dtype, r.peak_flops, r.hbm_bw_Bps, leave_out) / p.time_s - 1);
   };
   std::vector<double> left_out;
   for (std::size_t i = 0; i < pts.size(); ++i) {
-    r.recorded_worst = std::max(r.recorded_worst, error(table, pts[i]));
+    r.recorded_worst = std::max(r.recorded_worst, error(i, std::nullopt));
     if (pts.size() < 2) continue;
-    std::vector<GemmPoint> others;
-    others.reserve(pts.size() - 1);
-    for (std::size_t j = 0; j < pts.size(); ++j)
-      if (j != i) others.push_back(pts[j]);
-    const double e = error(GemmTable(std::move(others)), pts[i]);
+    const double e = error(i, i);
     if (e > r.worst) r.worst = e, r.worst_point = pts[i];
     left_out.push_back(e);
   }

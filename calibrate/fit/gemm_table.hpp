@@ -22,6 +22,7 @@
 // be a number and not used, so that its definition (b/t or 2b/t) cannot matter.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,12 +54,20 @@ public:
                               double peak_flops, double hbm_bw_Bps);
 
   // Predicted time in seconds (see the preamble). Throws ValueError when the table has no
-  // row of this dtype or an argument is not positive.
+  // row of this dtype or an argument is not positive. `leave_out`, an index into points(),
+  // predicts as if that row had not been measured (cross_check).
   double predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype, double peak_flops,
-                      double hbm_bw_Bps) const;
+                      double hbm_bw_Bps, std::optional<std::size_t> leave_out = std::nullopt) const;
 
 private:
+  // The rows of one (dtype, n, k): indices into points_, by m.
+  struct Group {
+    std::string dtype;  // canonical
+    std::int64_t n = 0, k = 0;
+    std::vector<std::size_t> rows;
+  };
   std::vector<GemmPoint> points_;
+  std::vector<Group> groups_;
 };
 
 // How far the table is from the measurements it holds: at each recorded shape, and for each

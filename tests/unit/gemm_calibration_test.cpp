@@ -1,9 +1,14 @@
 // A calibration's GEMM table replaces the roofline for the shapes it measured, and the step
-// predictions move with it. (Synthetic table: no GPU run was available to this project yet.)
+// predictions move with it: a synthetic table, and the recorded one of calibrate/recorded/.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "config/model_card.hpp"
+#include "fit/gemm_table.hpp"
 #include "model/step_cost.hpp"
+#include "util/text_file.hpp"
 
 using namespace tpsim;
 
@@ -53,4 +58,51 @@ TEST_CASE("launch.csv: back-to-back kernel launch and the smallest graph's launc
   CHECK(*fit.graph_launch_s == doctest::Approx(6.4e-6).scale(0));  // k16 is the smallest graph
   CHECK_THROWS_WITH_AS(tpsim::fit::parse_launch_csv("what,value_us\nkernel_launch_back_to_back,fast\n", "launch.csv"),
                        "launch.csv:2:28: error: 'fast' is not a number", InputError);
+}
+
+TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the roofline in decode and prefill") {
+  const std::string root = TPSIM_SOURCE_DIR;
+  const std::string csv = root + "/calibrate/recorded/vidur-h100-llama2-7b/gemm.csv";
+  const fit::GemmTable table = fit::parse_gemm_csv(read_input_file(csv), csv);
+  REQUIRE(table.points().size() == 4144);
+  // Every recorded shape comes back within 10% (exactly: the table interpolates between them),
+  // and each shape left out is predicted by the others within 5% median.
+  const fit::GemmCrossCheck check = fit::cross_check(table);
+  CHECK(check.recorded_worst < 1e-9);
+  CHECK(check.median < 0.05);
+
+  // The committed calibration holds the same table (calibrate/fitted/h100.yaml).
+  const Calibration cal = load_calibration(root + "/calibrate/fitted/h100.yaml");
+  CHECK(cal.gemm.size() == table.points().size());
+  const ModelCard model = load_model_card(root + "/workloads/models/llama-2-7b.yaml");
+  const PlatformDesc platform = load_platform_file(root + "/platforms/dgx_h100.xml");
+  Scenario s;
+  Topology topo(platform, s.hardware, "");
+  CollectiveModel cm(topo, s.collectives, nullptr);
+  const GpuSpec& spec = *platform.gpus[0].spec;
+  const GpuModel datasheet = gpu_model(spec, s, nullptr, 2), measured = gpu_model(spec, s, &cal, 2);
+
+  // Decode, batch 1, TP=1: each layer's four GEMMs take the published m=1 medians,
+  // QKV 38 + O 16 + gate/up 64 + down 38 = 156 us, 32 layers = 4.992 ms.
+  double layer_gemms = 0;
+  const StepOps decode = step_ops(model, 1, {{128, 1}});
+  for (const Op& op : decode.layer)
+    if (op.kind == OpKind::gemm) layer_gemms += op_time(op, measured);
+  CHECK(layer_gemms * model.num_layers == doctest::Approx(32 * 156e-6).scale(0).epsilon(1e-9));
+  // The step moves with the table: the datasheet roofline reads 13.5 GB at 2.495 TB/s instead.
+  const double before = plan_step(decode, datasheet, cm, {0}).closed_form_s();
+  const double after = plan_step(decode, measured, cm, {0}).closed_form_s();
+  CHECK(after != doctest::Approx(before).scale(0).epsilon(0.01));
+
+  // Prefill of 512 tokens: the m=512 rows, whatever the roofline says.
+  const StepOps prefill = step_ops(model, 1, {{0, 512}});
+  for (const Op& op : prefill.layer) {
+    if (op.kind != OpKind::gemm) continue;
+    CAPTURE(op.name);
+    const auto row = std::find_if(table.points().begin(), table.points().end(), [&](const fit::GemmPoint& p) {
+      return p.m == 512 && p.n == std::llround(op.n) && p.k == std::llround(op.k);
+    });
+    REQUIRE(row != table.points().end());
+    CHECK(op_time(op, measured) == doctest::Approx(row->time_s).scale(0).epsilon(1e-9));
+  }
 }
