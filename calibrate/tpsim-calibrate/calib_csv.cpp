@@ -57,4 +57,16 @@ std::string format_launch_csv(const std::vector<LaunchResult>& rows) {
   return out;
 }
 
+std::string format_step_csv(const std::vector<StepResult>& rows) {
+  std::string out =
+      "# TP=1 step proxy: per layer the cuBLAS bf16 GEMMs qkv, o_proj, gate_up, down (m = tokens) and, in decode, a read "
+      "of the layer's KV cache (batch x context tokens); then lm_head on one token per sequence. No norms, rotary, "
+      "softmax or sampling. Median over iterations, L2 flushed before each.\n"
+      "phase,batch,context,tokens,time_us\n";
+  for (const StepResult& r : rows)
+    out += r.phase + "," + std::to_string(r.batch) + "," + std::to_string(r.context) + "," + std::to_string(r.tokens) + "," +
+           fixed(r.time_us, 3) + "\n";
+  return out;
+}
+
 }  // namespace tpsim::calib

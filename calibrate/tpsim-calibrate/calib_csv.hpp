@@ -7,6 +7,8 @@
 // hbm.csv    bytes,time_us,copy_GBps, after one "#" line saying that
 //            copy_GBps = 2 * bytes / time_s / 1e9 (the copy reads and writes every byte)
 // launch.csv what,value_us
+// step.csv   phase,batch,context,tokens,time_us: the model's TP=1 decode or prefill step as a
+//            chain of its GEMMs and KV-cache reads (calib_model.hpp, StepProxy)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,6 +28,12 @@ struct HbmResult {
   double time_us = 0;
 };
 
+struct StepResult {
+  std::string phase;  // decode | prefill
+  int64_t batch = 0, context = 0, tokens = 0;
+  double time_us = 0;
+};
+
 struct LaunchResult {
   std::string what;
   double value_us = 0;
@@ -39,5 +47,6 @@ double copy_GBps(const HbmResult& r);
 std::string format_gemm_csv(const std::vector<GemmResult>& rows);
 std::string format_hbm_csv(const std::vector<HbmResult>& rows);
 std::string format_launch_csv(const std::vector<LaunchResult>& rows);
+std::string format_step_csv(const std::vector<StepResult>& rows);
 
 }  // namespace tpsim::calib

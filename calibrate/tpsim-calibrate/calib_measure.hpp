@@ -31,6 +31,8 @@ void run_nccl_sweeps(const Options& opt, const std::vector<NcclSweepSet>& sets, 
 std::vector<GemmResult> run_gemm_sweep(int device, const GemmPlan& plan, const Options& opt, Manifest& manifest);
 std::vector<HbmResult> run_hbm_sweep(int device, const Options& opt, Manifest& manifest);
 std::vector<LaunchResult> run_launch_overhead(int device, const Options& opt);
+// The model's TP=1 decode and prefill steps as GEMM chains with KV-cache reads (step.csv).
+std::vector<StepResult> run_step_proxy(int device, const ModelShape& model, const Options& opt, Manifest& manifest);
 
 // Versions, devices, environment: the body of system.txt (without nvidia-smi parts).
 std::string describe_system(const std::vector<int>& gpus);

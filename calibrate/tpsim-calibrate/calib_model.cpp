@@ -190,6 +190,21 @@ GemmPlan plan_gemm_shapes(const ModelShape& model, const std::vector<int>& tps, 
   return plan;
 }
 
+std::vector<StepCase> step_cases() {
+  return {{"decode", 1, 1024, 1}, {"decode", 8, 1024, 8}, {"decode", 32, 1024, 32}, {"prefill", 1, 0, 512}, {"prefill", 1, 0, 2048}};
+}
+
+int64_t kv_cache_bytes(const ModelShape& model, int64_t batch, int64_t context) {
+  return batch * context * model.num_key_value_heads * model.head_dim * 2 * 2;
+}
+
+int64_t weight_bytes(const ModelShape& model) {
+  int64_t total = 0;
+  for (const GemmShape& s : plan_gemm_shapes(model, {1}, {1}).shapes)
+    total += s.n * s.k * 2 * (s.op == "lm_head" ? 1 : model.num_hidden_layers);
+  return total;
+}
+
 std::vector<int64_t> gemm_token_counts(bool quick) {
   if (quick) return {1, 4, 16, 64, 256, 1024, 4096, 16384};
   std::vector<int64_t> ms;

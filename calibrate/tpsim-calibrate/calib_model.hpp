@@ -52,6 +52,20 @@ struct GemmPlan {
 GemmPlan plan_gemm_shapes(const ModelShape& model, const std::vector<int>& tps,
                           const std::vector<int64_t>& ms);
 
+// The steps tpsim-calibrate times as a whole at TP=1 (step.csv), to compare with tpsim's
+// decode-step and prefill predictions: decode of `batch` sequences at `context` tokens each
+// (m = batch; the KV cache read per layer is kv_cache_bytes), and prefill of `tokens` tokens
+// of one sequence (m = tokens, lm_head on the last token only).
+struct StepCase {
+  std::string phase;  // decode | prefill
+  int64_t batch = 1, context = 0, tokens = 1;
+};
+std::vector<StepCase> step_cases();  // decode 1, 8, 32 sequences at 1024; prefill 512 and 2048 tokens
+// K and V of one layer, bf16: batch x context x kv_heads x head_dim x 2 x 2 bytes.
+int64_t kv_cache_bytes(const ModelShape& model, int64_t batch, int64_t context);
+// The weights of every layer and the lm_head, bf16 (what a decode step reads).
+int64_t weight_bytes(const ModelShape& model);
+
 // m (tokens) values: 1, 2, 4, ..., 16384 (15 values); quick: 1, 4, 16, 64, 256, 1024, 4096, 16384.
 std::vector<int64_t> gemm_token_counts(bool quick);
 

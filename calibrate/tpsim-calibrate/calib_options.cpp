@@ -17,6 +17,7 @@ const char* const DESCRIPTION =
     "all_reduce / all_gather / reduce_scatter sweeps in the nccl-tests layout (one GPU pair\n"
     "per interconnect class and the full set, with P2P allowed and with NCCL_P2P_DISABLE=1),\n"
     "a bf16 cuBLAS GEMM sweep over a model card's decode and prefill shapes at TP 1, 2, 4, 8,\n"
+    "the model's TP=1 decode and prefill steps as GEMM chains with KV-cache reads,\n"
     "HBM copy bandwidth, kernel and CUDA-graph launch overhead, and the machine description\n"
     "(nvidia-smi topo -m, versions).";
 

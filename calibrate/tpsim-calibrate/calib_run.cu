@@ -277,6 +277,13 @@ int run_calibration(const Options& opt) {
       write_text_file(out + "/gemm.csv", format_gemm_csv(gemm));
       manifest.written("gemm.csv", "bf16 cuBLAS GEMM, " + model.name + " shapes at TP 1, 2, 4, 8, GPU " + std::to_string(dev));
     }
+    say("decode and prefill steps of " + model.name + " at TP=1 on GPU " + std::to_string(dev));
+    const std::vector<StepResult> steps = run_step_proxy(dev, model, opt, manifest);
+    if (!steps.empty()) {
+      write_text_file(out + "/step.csv", format_step_csv(steps));
+      manifest.written("step.csv", "TP=1 decode and prefill steps of " + model.name + " as GEMM chains with KV-cache reads, GPU " +
+                                       std::to_string(dev));
+    }
     say("HBM copy bandwidth and launch overhead on GPU " + std::to_string(dev));
     const std::vector<HbmResult> hbm = run_hbm_sweep(dev, opt, manifest);
     if (!hbm.empty()) {

@@ -299,6 +299,23 @@ TEST_CASE("calibrate: gemm.csv and hbm.csv and launch.csv") {
   CHECK(format_launch_csv({{"kernel_launch_back_to_back", 2.5}}) == "what,value_us\nkernel_launch_back_to_back,2.500\n");
 }
 
+TEST_CASE("calibrate: the step proxy's cases, bytes and step.csv") {
+  const ModelShape m = llama31_8b();
+  // Decode of 1 sequence at 1024 tokens reads per layer K and V: 1024 x 8 KV heads x 128 x 2 x 2 B = 4 MiB.
+  CHECK(kv_cache_bytes(m, 1, 1024) == 4 * 1024 * 1024);
+  CHECK(kv_cache_bytes(m, 32, 1024) == 128 * 1024 * 1024);
+  // Weights: per layer qkv 6144x4096 + o 4096x4096 + gate_up 28672x4096 + down 4096x14336 =
+  // 218,103,808 elements, plus lm_head 128256 x 4096 = 525,336,576;
+  // bf16: 2 x (32 x 218,103,808 + 525,336,576) = 15,009,316,864 B.
+  CHECK(weight_bytes(m) == 15009316864LL);
+  const std::vector<StepCase> cases = step_cases();
+  REQUIRE(cases.size() == 5);
+  CHECK(cases[0].phase == "decode");
+  CHECK(cases[4].tokens == 2048);
+  const std::string csv = format_step_csv({{"decode", 1, 1024, 1, 5012.25}, {"prefill", 1, 0, 512, 21000}});
+  CHECK(csv.substr(csv.find('\n') + 1) == "phase,batch,context,tokens,time_us\ndecode,1,1024,1,5012.250\nprefill,1,0,512,21000.000\n");
+}
+
 TEST_CASE("calibrate: nvidia-smi topo -m classes and one representative pair per class") {
   // 8x A100 with NVLink-bridged pairs (shared data topo/8xa100-nv12-pairs-dual-socket.txt),
   // with the terminal underline codes nvidia-smi prints around the header.
