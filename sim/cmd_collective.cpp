@@ -52,7 +52,7 @@ std::string comparison(const std::vector<fit::FitPoint>& points, const std::stri
 int collective_command(int argc, char** argv) {
   CLI::App app{"Simulated nccl-tests sweep (times in us, algbw and busbw in GB/s = 1e9 B/s)"};
   std::string platform_path, gpus_text, op_text, min_text = "8B", max_text = "512MiB", p2p = "on", calibration_path,
-                                     compare_path, algorithm = "auto", protocol = "auto";
+                                     compare_path, json_path, algorithm = "auto", protocol = "auto";
   double factor = 2;
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
@@ -67,6 +67,7 @@ int collective_command(int argc, char** argv) {
                  "measured nccl-tests log: simulate its op at its sizes and print the error per size (out-of-place time)");
   app.add_option("--algorithm", algorithm, "auto | ring | tree | direct (NCCL_ALGO)");
   app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
+  app.add_option("--json", json_path, "also write the sweep as JSON (per size: times, algbw and busbw, algorithm, protocol)");
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   auto size_of = [](std::string t) {
@@ -96,6 +97,7 @@ int collective_command(int argc, char** argv) {
   else throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather and reduce_scatter, not {}",
                                     measured ? "--compare" : "--op", op_text));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
+  if (!json_path.empty()) check_output_path(json_path);
   CollectiveSpec spec;
   spec.algorithm = algorithm;
   spec.protocol = protocol;
@@ -122,16 +124,20 @@ int collective_command(int argc, char** argv) {
   }
   const bool per_rank_count = op != CollectiveOp::all_reduce;  // nccl-tests prints the per-rank count
   std::vector<fit::FitPoint> points;
+  CollectiveSweep sweep{op_text, platform_path, gpus_text, p2p, calibration_path, compare_path, n, {}};
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double s = sizes[i];
     const CollectivePlan& c = model.plan(op, s, gpus);
+    sweep.rows.push_back({s, &c, std::nullopt});
     const double t_us = c.time_s() * 1e6, alg = c.algbw_Bps() / 1e9, bus = c.busbw_Bps() / 1e9;
     const std::string row = fmt::format("{:7.2f} {:7.2f} {:7.2f}", t_us, alg, bus);
     out += fmt::format("{:>12.0f}  {:>12.0f}     float  {:>6}      -1 {}    N/A {}    N/A\n", s, std::floor(s / 4 / (per_rank_count ? n : 1)),
                        op == CollectiveOp::all_gather ? "none" : "sum", row, row);
     if (explain) why += fmt::format("#  {:>12.0f} B: {}\n", s, describe_collective(c));
-    if (measured && measured->rows[i].out_of_place.time_us > 0)
+    if (measured && measured->rows[i].out_of_place.time_us > 0) {
       points.push_back({.size_B = s, .measured_s = measured->rows[i].out_of_place.time_us * 1e-6, .predicted_s = c.time_s()});
+      sweep.rows.back().measured_s = points.back().measured_s;
+    }
     sum_busbw += 2 * bus;
     rows += 2;
   }
@@ -139,6 +145,7 @@ int collective_command(int argc, char** argv) {
   out += fmt::format("# Avg bus bandwidth    : {:.2f}\n#\n", rows ? sum_busbw / rows : 0.0);
   if (explain) out += "# per size: algorithm/protocol, latency + bus bytes / bus bandwidth (busbw = algbw x bus factor)\n" + why;
   if (measured) out += comparison(points, compare_path);
+  if (!json_path.empty()) write_file_atomically(json_path, render_collective_json(sweep, TPSIM_VERSION));
   std::cout << out;
   return 0;
 }

@@ -30,6 +30,8 @@ int run_scenario_command(int argc, char** argv) {
   if (std::error_code ec; !std::filesystem::exists(scenario_path, ec))  // a mistyped subcommand lands here too
     throw InputError({scenario_path}, "no such scenario file (tpsim SCENARIO.yaml, or a subcommand: collective, fit, topo)");
   const Scenario scenario = load_scenario(scenario_path);
+  for (const std::string* out : {&json_path, &md_path, &csv_path, &trace_path})
+    if (!out->empty()) check_output_path(*out);
   RunOptions opt;
   opt.force_flows = flows;
   TraceLog trace;

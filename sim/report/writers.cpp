@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "util/error.hpp"
 #include "verdict.hpp"
 
 namespace tpsim {
@@ -146,6 +147,47 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
   return j.dump(2) + "\n";
 }
 
+std::string render_collective_json(const CollectiveSweep& s, const std::string& version) {
+  auto or_null = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+  json rows = json::array();
+  for (const auto& r : s.rows) {
+    const CollectivePlan& c = *r.plan;
+    json row = {{"size_B", r.size_B},
+                {"time_us", c.time_s() * 1e6},
+                {"algbw_GBps", c.algbw_Bps() / 1e9},
+                {"busbw_GBps", c.busbw_Bps() / 1e9},
+                {"algorithm", algorithm_name(c.algorithm)},
+                {"protocol", protocol_name(c.protocol)},
+                {"path_class", path_class_name(c.worst_class)},
+                {"host_staged", c.staged},
+                {"calibrated", c.calibrated},
+                {"latency_us", c.latency_s * 1e6},
+                {"bus_bandwidth_GBps", c.bus_bw_Bps / 1e9}};
+    if (r.measured_s) {
+      row["measured_time_us"] = *r.measured_s * 1e6;
+      row["error"] = c.time_s() / *r.measured_s - 1;
+    }
+    rows.push_back(row);
+  }
+  json j = {{"tpsim_version", version},
+            {"op", s.op},
+            {"platform", s.platform},
+            {"gpus", s.gpus},
+            {"nranks", s.nranks},
+            {"p2p", s.p2p},
+            {"calibration", or_null(s.calibration)},
+            {"compared_with", or_null(s.compared_with)},
+            {"units", {{"size_B", "bytes"},
+                       {"time_us", "microseconds, one collective"},
+                       {"algbw_GBps", "algorithm bandwidth, size / time, GB/s = 1e9 B/s"},
+                       {"busbw_GBps", "bus bandwidth, algbw x bus factor (nccl-tests), GB/s"},
+                       {"bus_bandwidth_GBps", "the model's bus bandwidth for the chosen protocol, GB/s"},
+                       {"error", "simulated / measured - 1"}}},
+            {"rows", rows}};
+  round_numbers(j);
+  return j.dump(2) + "\n";
+}
+
 std::string render_markdown(const ScenarioResult& r) {
   std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective);
   md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |\n";
@@ -178,19 +220,35 @@ std::string render_requests_csv(const ScenarioResult& r) {
   return csv;
 }
 
+void check_output_path(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError({path}, fmt::format("cannot write here: no folder '{}'", dir.string()));
+  if (std::filesystem::is_directory(path, ec)) throw InputError({path}, "cannot write here: it is a folder");
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
+  check_output_path(path);
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    // /dev/null, a pipe: written in place (a rename would replace the device with a file).
+    std::ofstream out(path, std::ios::binary);
+    if (!(out << text) || !out.flush()) throw InputError({path}, "cannot write here");
+    return;
+  }
   const std::string tmp = path + ".tmp-tpsim";
   {
     std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write " + path);
+    if (!out) throw InputError({path}, "cannot write here (permissions?)");
     out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + path);
+    if (!out.flush()) throw InputError({path}, "cannot write here (disk full?)");
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("cannot write " + path);
+    throw InputError({path}, "cannot write here: " + ec.message());
   }
 }
 

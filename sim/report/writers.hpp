@@ -3,16 +3,37 @@
 #pragma once
 #include <string>
 
+#include <optional>
+#include <vector>
+
+#include "model/collective_model.hpp"
 #include "model/results.hpp"
 
 namespace tpsim {
+
+// A simulated collective sweep (tpsim collective), with the measured times of --compare.
+struct CollectiveSweepRow {
+  double size_B = 0;
+  const CollectivePlan* plan = nullptr;
+  std::optional<double> measured_s;  // the measured out-of-place time, with --compare
+};
+struct CollectiveSweep {
+  std::string op, platform, gpus, p2p, calibration, compared_with;  // "" when absent
+  int nranks = 0;
+  std::vector<CollectiveSweepRow> rows;
+};
+std::string render_collective_json(const CollectiveSweep& s, const std::string& version);
 
 std::string render_table(const ScenarioResult& r);
 std::string render_json(const ScenarioResult& r, const std::string& version);
 std::string render_markdown(const ScenarioResult& r);
 std::string render_requests_csv(const ScenarioResult& r);
 
-// Writes `text` to `path` through a temporary file and a rename; throws std::runtime_error.
+// Throws InputError (located at `path`) when `path` cannot be a file: its folder is missing,
+// or it is a folder. Commands check every output before they compute anything, so that a
+// mistyped path costs no time and leaves no other output written.
+void check_output_path(const std::string& path);
+// Writes `text` to `path` through a temporary file and a rename; throws InputError.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace tpsim
