@@ -102,14 +102,9 @@ std::vector<HbmResult> run_hbm_sweep(int device, const Options& opt, Manifest& m
   CUDA_CHECK(cudaMemsetAsync(src, 1, sizes.back(), stream));
   EventTimer timer(opt.iters);
   for (const uint64_t bytes : sizes) {
-    for (int i = 0; i < opt.warmup; ++i) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-    for (int i = 0; i < opt.iters; ++i) {
-      flusher.flush(stream);
-      CUDA_CHECK(cudaEventRecord(timer.start(i), stream));
-      CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-      CUDA_CHECK(cudaEventRecord(timer.stop(i), stream));
-    }
-    rows.push_back({bytes, timer.summarize_us(stream, opt.iters).median});
+    rows.push_back({bytes, median_time_us(stream, flusher, timer, opt.warmup, opt.iters, [&] {
+                      CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+                    })});
   }
   CUDA_CHECK(cudaFree(src));
   CUDA_CHECK(cudaFree(dst));

@@ -1,6 +1,4 @@
-// bf16 GEMM sweep with cuBLAS: Y[m,n] = X[m,k] * W[n,k]^T, the layout of a PyTorch Linear
-// (weights stored [out, in]). In cuBLAS's column-major terms this is
-// cublasGemmEx(OP_T, OP_N, n, m, k, W (lda k), X (ldb k), Y (ldc n)), fp32 accumulation.
+// bf16 GEMM sweep with cuBLAS (gemm_bf16: a PyTorch Linear's layout, fp32 accumulation).
 // Inputs hold random values; the L2 is flushed before every timed iteration so that small
 // decode GEMMs read their weights from HBM, as they do in a model with many layers.
 #include <algorithm>
@@ -35,6 +33,13 @@ private:
 
 }  // namespace
 
+void gemm_bf16(cublasHandle_t handle, const void* w, const void* x, void* y, int64_t m, int64_t n, int64_t k) {
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                            &alpha, w, CUDA_R_16BF, static_cast<int>(k), x, CUDA_R_16BF, static_cast<int>(k), &beta, y,
+                            CUDA_R_16BF, static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 std::vector<GemmResult> run_gemm_sweep(int device, const GemmPlan& plan, const Options& opt, Manifest& manifest) {
   CUDA_CHECK(cudaSetDevice(device));
   cudaStream_t stream = nullptr;
@@ -47,8 +52,6 @@ std::vector<GemmResult> run_gemm_sweep(int device, const GemmPlan& plan, const O
   CUBLAS_CHECK(cublasSetWorkspace(handle, workspace.ensure(workspace_bytes), workspace_bytes));
   L2Flusher flusher(device);
   EventTimer timer(opt.iters);
-  const float alpha = 1.0f, beta = 0.0f;
-
   std::vector<GemmResult> rows;
   std::set<std::tuple<std::string, int64_t, int64_t, int64_t>> done;
   std::vector<std::string> too_big;
@@ -69,20 +72,9 @@ std::vector<GemmResult> run_gemm_sweep(int device, const GemmPlan& plan, const O
     void* y = y_buf.ensure(y_bytes);
     fill_random_bf16(w, w_bytes / 2, 1, stream);
     fill_random_bf16(x, x_bytes / 2, 2, stream);
-    const auto gemm = [&] {
-      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-                                static_cast<int>(s.k), &alpha, w, CUDA_R_16BF, static_cast<int>(s.k), x, CUDA_R_16BF,
-                                static_cast<int>(s.k), &beta, y, CUDA_R_16BF, static_cast<int>(s.n),
-                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    };
-    for (int i = 0; i < opt.warmup; ++i) gemm();
-    for (int i = 0; i < opt.iters; ++i) {
-      flusher.flush(stream);
-      CUDA_CHECK(cudaEventRecord(timer.start(i), stream));
-      gemm();
-      CUDA_CHECK(cudaEventRecord(timer.stop(i), stream));
-    }
-    rows.push_back({s.op, s.m, s.n, s.k, "bf16", timer.summarize_us(stream, opt.iters).median});
+    const double us = median_time_us(stream, flusher, timer, opt.warmup, opt.iters,
+                                     [&] { gemm_bf16(handle, w, x, y, s.m, s.n, s.k); });
+    rows.push_back({s.op, s.m, s.n, s.k, "bf16", us});
   }
   for (const std::string& why : plan.skipped) manifest.skipped("gemm " + why.substr(0, why.find(':')), why);
   if (!too_big.empty()) {

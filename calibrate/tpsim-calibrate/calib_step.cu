@@ -88,13 +88,7 @@ std::vector<StepResult> run_step_proxy(int device, const ModelShape& model, cons
   fill_random_bf16(x, static_cast<size_t>(max_m * std::max(max_n, max_k)), 3, stream);
   unsigned* sink = static_cast<unsigned*>(alloc(1024 * sizeof(unsigned)));
 
-  const float alpha = 1.0f, beta = 0.0f;
-  const auto gemm = [&](const void* w, int64_t m, int64_t n, int64_t k) {  // Y[m,n] = X[m,k] W[n,k]^T
-    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
-                              static_cast<int>(k), &alpha, w, CUDA_R_16BF, static_cast<int>(k), x, CUDA_R_16BF,
-                              static_cast<int>(k), &beta, y, CUDA_R_16BF, static_cast<int>(n), CUBLAS_COMPUTE_32F,
-                              CUBLAS_GEMM_DEFAULT));
-  };
+  const auto gemm = [&](const void* w, int64_t m, int64_t n, int64_t k) { gemm_bf16(handle, w, x, y, m, n, k); };
   L2Flusher flusher(device);
   EventTimer timer(opt.iters);
   std::vector<StepResult> rows;
@@ -112,14 +106,7 @@ std::vector<StepResult> run_step_proxy(int device, const ModelShape& model, cons
       }
       gemm(lm_head, c.batch, head.n, head.k);  // the last token of each sequence
     };
-    for (int i = 0; i < opt.warmup; ++i) step();
-    for (int i = 0; i < opt.iters; ++i) {
-      flusher.flush(stream);
-      CUDA_CHECK(cudaEventRecord(timer.start(i), stream));
-      step();
-      CUDA_CHECK(cudaEventRecord(timer.stop(i), stream));
-    }
-    rows.push_back({c.phase, c.batch, c.context, c.tokens, timer.summarize_us(stream, opt.iters).median});
+    rows.push_back({c.phase, c.batch, c.context, c.tokens, median_time_us(stream, flusher, timer, opt.warmup, opt.iters, step)});
   }
   CUBLAS_CHECK(cublasDestroy(handle));
   for (void* p : owned) CUDA_CHECK(cudaFree(p));
