@@ -10,17 +10,21 @@ namespace tpsim {
 
 struct GpuSpec {
   std::string name;
-  int compute_capability;      // 80 = sm_80 (Ampere), 90 = Hopper, ...: NCCL tunes by it
-  double memory_B;             // usable device memory
-  double hbm_peak_Bps;         // datasheet memory bandwidth
-  double hbm_achievable_Bps;   // measured copy bandwidth (or derived: see `source`)
-  double bf16_peak_flops;      // dense tensor-core bf16
-  double fp8_peak_flops;       // dense fp8, 0 when the GPU has none
-  double matmul_efficiency;    // achievable / peak for large GEMMs
-  double kernel_launch_s;      // per-kernel launch + gap without CUDA graphs
-  double graph_kernel_s;       // per-kernel gap inside a CUDA graph
-  double graph_launch_s;       // one graph launch
-  std::string source;          // where the achievable numbers come from
+  int compute_capability = 0;      // 80 = sm_80 (Ampere), 90 = Hopper, ...: NCCL tunes by it
+  double memory_B = 0;             // usable device memory
+  double hbm_peak_Bps = 0;         // datasheet memory bandwidth
+  double hbm_achievable_Bps = 0;   // measured copy bandwidth (or derived: see `source`)
+  double bf16_peak_flops = 0;      // dense tensor-core bf16 (fp16 on GPUs without bf16)
+  double fp8_peak_flops = 0;       // dense fp8, 0 when the GPU has none
+  double matmul_efficiency = 0;    // achievable / peak for large GEMMs
+  double kernel_launch_s = 5e-6;   // per-kernel launch + gap without CUDA graphs
+  double graph_kernel_s = 1e-6;    // per-kernel gap inside a CUDA graph
+  double graph_launch_s = 8e-6;    // one graph launch
+  int nvlink_generation = 0;       // 0: none; NVLink 2-4 run 25 GB/s per link and direction, NVLink 5 50 GB/s
+  int nvlinks_per_gpu = 0;         // NV# entries adding up to more mean an NVSwitch
+  int pcie_generation = 4;
+  bool pcie_p2p = true;            // PCIe peer-to-peer with the stock driver (GeForce boards: no)
+  std::string source;              // where the achievable numbers come from
 };
 
 const std::vector<GpuSpec>& gpu_catalog();

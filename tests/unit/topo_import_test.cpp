@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "config/gpu_catalog.hpp"
 #include "topo/topo_gpu_links.hpp"
 #include "topo/topo_matrix.hpp"
 #include "topo/topo_pcie_tree.hpp"
@@ -180,14 +181,16 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK(gpu_link_spec("B200-SXM-180GB").nvlink_bw_Bps == doctest::Approx(50e9).scale(0));  // NVLink5
   CHECK(gpu_link_spec("RTX2080Ti-11GB").pcie_bw_Bps == doctest::Approx(12e9).scale(0));    // Gen3
   CHECK(gpu_link_spec("RTX4090-24GB").nvlinks_per_gpu == 0);
-  CHECK(gpu_model_names().size() == 10);
+  CHECK(gpu_link_spec("V100-SXM2-32GB").nvlinks_per_gpu == 6);  // NVLink2: DGX-1's NV1/NV2 links
+  CHECK(gpu_link_spec("H100-PCIe-80GB").nvlink_bw_Bps * 12 == doctest::Approx(300e9).scale(0));  // the bridge: 600 GB/s both ways
+  CHECK(gpu_model_names() == gpu_names());  // one GPU table: the catalog's
   for (const auto& name : gpu_model_names()) CHECK(gpu_link_spec(name).gpu_model == name);
   CHECK_THROWS_WITH_AS(gpu_link_spec("A100-SXM4-80G"), "unknown GPU model 'A100-SXM4-80G'; did you mean 'A100-SXM4-80GB'?",
                        ValueError);
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
-                       "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, H100-SXM5-80GB, "
-                       "H100-NVL-94GB, H200-SXM-141GB, L40S-48GB, RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB, "
-                       "B200-SXM-180GB",
+                       "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, "
+                       "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, V100-SXM2-32GB, "
+                       "L40S-48GB, L4-24GB, A10-24GB, T4-16GB, RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
 }
 
