@@ -16,6 +16,7 @@
 #include "report/writers.hpp"
 #include "topo/topo_gpu_links.hpp"
 #include "topo/topo_matrix.hpp"
+#include "topo/topo_pcie_tree.hpp"
 #include "topo/topo_platform.hpp"
 #include "util/error.hpp"
 #include "util/text_file.hpp"
@@ -107,6 +108,7 @@ int topo_command(int argc, char** argv) {
     } catch (const ValueError& e) {
       throw InputError({}, std::string("--gpu: ") + e.what());
     }
+    if (const std::string note = infer_pcie_tree(m).numa_note; !note.empty()) std::cerr << note << "\n";
     write_file_atomically(output, platform_xml(m, spec));
     std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);
     return 0;

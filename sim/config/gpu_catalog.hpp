@@ -22,6 +22,7 @@ struct GpuSpec {
   double graph_launch_s = 8e-6;    // one graph launch
   int nvlink_generation = 0;       // 0: none; NVLink 2-4 run 25 GB/s per link and direction, NVLink 5 50 GB/s
   int nvlinks_per_gpu = 0;         // NV# entries adding up to more mean an NVSwitch
+  double nvlink_link_Bps = 0;      // one link, one direction, where it is not the generation's (bridges)
   int pcie_generation = 4;
   bool pcie_p2p = true;            // PCIe peer-to-peer with the stock driver (GeForce boards: no)
   std::string source;              // where the achievable numbers come from

@@ -64,22 +64,26 @@ Matrix device_distances(const TopoMatrix& m) {
   return d;
 }
 
-// GPU-GPU codes against the NUMA Affinity column.
-void check_numa_codes(const TopoMatrix& m, const std::vector<int>& numa) {
+// The first GPU-GPU code that contradicts the NUMA Affinity column, as a note (location and text);
+// "" when they agree. Only SYS crosses NUMA nodes.
+std::string numa_contradiction(const TopoMatrix& m, const std::vector<int>& numa) {
   for (int a = 0; a < m.gpu_count; ++a)
     for (int b = a + 1; b < m.gpu_count; ++b) {
       const PathEntry& e = m.path(a, b);
-      if (!pcie_given(e)) continue;
-      if (numa[a] == numa[b] && e.code == PathCode::SYS)
-        fail_at(m, e, fmt::format("GPU{} and GPU{} are both on NUMA node {}, but the path between them is SYS, "
-                                  "which crosses NUMA nodes", a, b, numa[a]));
-      if (numa[a] != numa[b] && e.code != PathCode::SYS)
-        fail_at(m, e, fmt::format("GPU{} is on NUMA node {} and GPU{} on NUMA node {}, but the path between them "
-                                  "is {}; only SYS crosses NUMA nodes", a, numa[a], b, numa[b], e.text()));
+      if (!pcie_given(e) || (numa[a] == numa[b]) == (e.code != PathCode::SYS)) continue;
+      const std::string what =
+          numa[a] == numa[b]
+              ? fmt::format("GPU{} and GPU{} are both on NUMA node {} by the NUMA Affinity column, but SYS apart", a, b, numa[a])
+              : fmt::format("GPU{} is on NUMA node {} and GPU{} on NUMA node {} by the NUMA Affinity column, but {} apart",
+                            a, numa[a], b, numa[b], e.text());
+      return format_note(Location{m.file, e.line, e.col}, what + "; tpsim follows the path codes (only SYS crosses NUMA nodes)");
     }
+  return "";
 }
 
-// NUMA nodes when the column is N/A: see the header.
+// NUMA nodes from the path codes (the NUMA Affinity column is N/A, absent, or contradicts them):
+// devices joined by paths below SYS share a node; two such groups are on different nodes when a
+// given entry between them says SYS, and when none does, the matrix does not tell.
 std::vector<int> infer_numa(const TopoMatrix& m) {
   bool any_sys = false;
   for (const auto& row : m.paths)
@@ -87,22 +91,28 @@ std::vector<int> infer_numa(const TopoMatrix& m) {
   std::vector<int> numa(m.gpu_count, 0);
   if (!any_sys) return numa;
   Matrix d = device_distances(m);
-  close_minimax(d);
+  close_minimax(d);  // an ultrametric: "below SYS" is an equivalence
+  const int n = static_cast<int>(m.devices.size());
+  std::vector<int> group(n, -1);
+  for (int a = 0, next = 0; a < n; ++a) {
+    if (group[a] >= 0) continue;
+    for (int b = a; b < n; ++b)
+      if (d[a][b] < SYS) group[b] = next;
+    ++next;
+  }
+  std::set<std::pair<int, int>> apart;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b)
+      if (m.path(a, b).given && m.path(a, b).code == PathCode::SYS) apart.insert({group[a], group[b]});
   for (int a = 0; a < m.gpu_count; ++a)
     for (int b = a + 1; b < m.gpu_count; ++b)
-      if (d[a][b] >= SYS && !pcie_given(m.path(a, b)))
+      if (group[a] != group[b] && !apart.count({group[a], group[b]}))
         fail_at(m, m.path(a, b),
                 fmt::format("cannot tell whether GPU{} and GPU{} share a NUMA node: nvidia-smi prints {} for them, "
                             "not a PCIe path, the other entries leave it open, and the NUMA Affinity column is N/A",
                             a, b, m.path(a, b).text()));
-  int next = 0;
-  std::fill(numa.begin(), numa.end(), -1);
-  for (int a = 0; a < m.gpu_count; ++a) {
-    if (numa[a] >= 0) continue;
-    for (int b = a; b < m.gpu_count; ++b)
-      if (d[a][b] < SYS) numa[b] = next;
-    ++next;
-  }
+  std::map<int, int> node_of_group;
+  for (int g = 0; g < m.gpu_count; ++g) numa[g] = node_of_group.try_emplace(group[g], int(node_of_group.size())).first->second;
   return numa;
 }
 
@@ -172,9 +182,8 @@ PcieTree infer_pcie_tree(const TopoMatrix& m) {
   PcieTree tree;
   std::vector<int> gpu_numa = m.numa_node;
   bool known = !gpu_numa.empty() && std::all_of(gpu_numa.begin(), gpu_numa.end(), [](int x) { return x >= 0; });
-  if (known) {
-    check_numa_codes(m, gpu_numa);
-  } else {
+  if (known) tree.numa_note = numa_contradiction(m, gpu_numa);
+  if (!known || !tree.numa_note.empty()) {
     gpu_numa = infer_numa(m);
     tree.numa_inferred = true;
   }

@@ -44,7 +44,8 @@ struct PcieTree {
   std::vector<PcieSwitch> switches;
   std::vector<HostBridge> host_bridges;
   std::vector<int> numa_nodes;  // NUMA nodes seen, ascending
-  bool numa_inferred = false;   // the NUMA Affinity column was N/A or absent
+  bool numa_inferred = false;   // the NUMA Affinity column was N/A, absent or contradicted by the codes
+  std::string numa_note;        // "file:line:col: ..." where the column contradicts the codes; "" otherwise
 
   // Per device (-1: none). A NIC that is SYS from every GPU has no known NUMA node; it then has
   // no switch, host bridge or node here.

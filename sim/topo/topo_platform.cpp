@@ -153,7 +153,9 @@ void PlatformWriter::write_comment() {
   lines.push_back(fmt::format("Imported by `tpsim topo import` from {} (`nvidia-smi topo -m`), GPU model {}.",
                               m_.file, spec_.gpu_model));
   lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}{}.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
-                              tree_.numa_inferred ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)" : "",
+                              !tree_.numa_note.empty() ? " (inferred from the SYS entries, which the NUMA Affinity column contradicts)"
+                              : tree_.numa_inferred   ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)"
+                                                      : "",
                               m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
   lines.push_back("From the matrix:");
   if (direct)

@@ -15,6 +15,8 @@ struct Location {
 
 // Formats `file:line:col: error: message`, dropping the parts that are unknown.
 std::string format_error(const Location& where, const std::string& message);
+// The same for what tpsim tells but accepts: `file:line:col: note: message`.
+std::string format_note(const Location& where, const std::string& message);
 
 class InputError : public std::runtime_error {
 public:

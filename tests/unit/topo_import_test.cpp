@@ -183,14 +183,16 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK(gpu_link_spec("RTX4090-24GB").nvlinks_per_gpu == 0);
   CHECK(gpu_link_spec("V100-SXM2-32GB").nvlinks_per_gpu == 6);  // NVLink2: DGX-1's NV1/NV2 links
   CHECK(gpu_link_spec("H100-PCIe-80GB").nvlink_bw_Bps * 12 == doctest::Approx(300e9).scale(0));  // the bridge: 600 GB/s both ways
+  CHECK(gpu_link_spec("RTXA6000-48GB").nvlink_bw_Bps * 4 == doctest::Approx(56.25e9).scale(0));  // NV4 bridge: 112.5 GB/s both ways
   CHECK(gpu_model_names() == gpu_names());  // one GPU table: the catalog's
   for (const auto& name : gpu_model_names()) CHECK(gpu_link_spec(name).gpu_model == name);
   CHECK_THROWS_WITH_AS(gpu_link_spec("A100-SXM4-80G"), "unknown GPU model 'A100-SXM4-80G'; did you mean 'A100-SXM4-80GB'?",
                        ValueError);
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
                        "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, "
-                       "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, V100-SXM2-32GB, "
-                       "L40S-48GB, L4-24GB, A10-24GB, T4-16GB, RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
+                       "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, H20-96GB, "
+                       "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L4-24GB, A10-24GB, T4-16GB, RTXA6000-48GB, RTXA5000-24GB, "
+                       "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
 }
 
@@ -310,6 +312,17 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4gpu-nv12-pairs-sys-design-exercise.txt", "A100-SXM4-80GB"},
       {"8xa100-nv12-pairs-dual-socket.txt", "A100-SXM4-80GB"},
       {"8xb200-nv18-8nic-gke-a4.txt", "B200-SXM-180GB"},
+      {"1xgh200-4nic-bluefield3.txt", "GH200-96GB"},
+      {"8xa100-dgx-nv12-10nic-pxb.txt", "A100-SXM4-80GB"},
+      {"8xa100-hgx-nv12-epyc-nps4-1nic.txt", "A100-SXM4-80GB"},
+      {"8xh20-hgx-nv18-8nic-pix.txt", "H20-96GB"},
+      {"8xh20-nv18-5nic-ib-roce-mixed.txt", "H20-96GB"},
+      {"8xl4-pcie-2socket-phb-sys.txt", "L4-24GB"},
+      {"8xrtx4090-pcie-all-sys-tabs-2nic.txt", "RTX4090-24GB"},
+      {"8xrtx4090-pcie-2socket-node-sys.txt", "RTX4090-24GB"},
+      {"8xrtxa5000-pcie-switch-pxb-pix-2nic.txt", "RTXA5000-24GB"},
+      {"8xrtxa6000-nv4-bridge-pairs-2nic.txt", "RTXA6000-48GB"},
+      {"8xv100-dgx1-hybrid-cube-4nic.txt", "V100-SXM2-32GB"},
   };
   for (const auto& entry : gpu_of) {
     const std::string& file = entry.first;
@@ -486,13 +499,21 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC0 mlx5_1\n") ==
           "topo.txt:6:3: error: unexpected 'NIC0' in the NIC Legend; expected lines such as 'NIC0: mlx5_0'");
   }
-  SUBCASE("codes that contradict each other or the NUMA nodes") {
-    CHECK(parse_error(header + "GPU0\t X \tSYS\t0-31\t0\nGPU1\tSYS\t X \t0-31\t0\n") ==
-          "topo.txt:2:10: error: GPU0 and GPU1 are both on NUMA node 0, but the path between them is SYS, which "
-          "crosses NUMA nodes");
-    CHECK(parse_error(header + "GPU0\t X \tNODE\t0-31\t0\nGPU1\tNODE\t X \t32-63\t1\n") ==
-          "topo.txt:2:10: error: GPU0 is on NUMA node 0 and GPU1 on NUMA node 1, but the path between them is NODE; "
-          "only SYS crosses NUMA nodes");
+  SUBCASE("codes that contradict the NUMA column win, with a note") {
+    // A published 8x RTX 4090 box prints SYS between GPUs its NUMA column puts on one node
+    // (tests/data/topo/8xrtx4090-pcie-all-sys-tabs-2nic.txt): the codes are the paths.
+    const TopoMatrix sys = parse_topo_matrix(header + "GPU0\t X \tSYS\t0-31\t0\nGPU1\tSYS\t X \t0-31\t0\n", "topo.txt");
+    const PcieTree apart = infer_pcie_tree(sys);
+    CHECK(apart.numa_note == "topo.txt:2:10: note: GPU0 and GPU1 are both on NUMA node 0 by the NUMA Affinity column, but SYS "
+                             "apart; tpsim follows the path codes (only SYS crosses NUMA nodes)");
+    CHECK(apart.numa == std::vector<int>{0, 1});
+    const TopoMatrix node = parse_topo_matrix(header + "GPU0\t X \tNODE\t0-31\t0\nGPU1\tNODE\t X \t32-63\t1\n", "topo.txt");
+    const PcieTree together = infer_pcie_tree(node);
+    CHECK(together.numa_note == "topo.txt:2:10: note: GPU0 is on NUMA node 0 and GPU1 on NUMA node 1 by the NUMA Affinity "
+                                "column, but NODE apart; tpsim follows the path codes (only SYS crosses NUMA nodes)");
+    CHECK(together.numa == std::vector<int>{0, 0});
+  }
+  SUBCASE("codes that contradict each other") {
     // GPU0-GPU1 PIX and GPU1-NIC0 PIX put GPU0 and NIC0 on one switch, not PHB apart.
     CHECK(parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\n"
                       "GPU0\t X \tPIX\tPHB\t0-31\n"
