@@ -1,7 +1,7 @@
-// `tpsim fit logs/*.log [calib/] [gemm.csv hbm.csv launch.csv] [--platform P.xml --gpus 0-7] -o calibration.yaml`:
-// fits the collective cost model to real nccl-tests logs (and GEMM/HBM/launch measurements,
-// known by tpsim-calibrate's file names) and reports each fit's residuals. Directories are
-// searched for *.log, gemm.csv, hbm.csv and launch.csv (the layout tpsim-calibrate writes).
+// `tpsim fit logs/*.log [calib/] [--gemm gemm.csv] [--hbm hbm.csv] [--launch launch.csv] [--platform P.xml --gpus 0-7] -o c.yaml`:
+// fits the collective cost model to real nccl-tests logs (and GEMM/HBM/launch measurements)
+// and reports each fit's residuals. Directories are searched for *.log, gemm.csv, hbm.csv and
+// launch.csv (the layout tpsim-calibrate writes).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
@@ -49,15 +49,17 @@ int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
   std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text;
-  app.add_option("inputs", inputs,
-                 "nccl-tests logs; gemm.csv (op,m,n,k,dtype,time_us,...), hbm.csv (bytes,time_us,copy_GBps), launch.csv "
-                 "(what,value_us); or directories written by tpsim-calibrate")
-      ->required();
+  app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate");
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
+  app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
+  app.add_option("--hbm", hbm_path, "HBM copy CSV (bytes,time_us,copy_GBps)");
+  app.add_option("--launch", launch_path, "launch overhead CSV (what,value_us)");
   app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
   app.add_option("--platform", platform_path, "platform of the measured machine: the path class comes from its routes");
   app.add_option("--gpus", gpus_text, "the GPUs the logs ran on (with --platform), e.g. 0-7");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  if (inputs.empty() && gemm_path.empty() && hbm_path.empty() && launch_path.empty())
+    throw ValueError("nothing to fit: give nccl-tests logs, a folder tpsim-calibrate wrote, or --gemm, --hbm, --launch");
   if (platform_path.empty() != gpus_text.empty()) throw ValueError("--platform and --gpus go together");
   check_output_path(output);
   int platform_nodes = 0;
@@ -71,8 +73,8 @@ int fit_command(int argc, char** argv) {
     for (int g : gpus) nodes.insert(topo.platform().gpu(g)->node);
     platform_nodes = int(nodes.size());
   }
-  // Inputs: nccl-tests logs, tpsim-calibrate's gemm.csv, hbm.csv and launch.csv by name, or
-  // folders holding them (tpsim fit writes the files it read into the calibration's first line).
+  // Inputs: nccl-tests logs, or folders holding them with tpsim-calibrate's gemm.csv, hbm.csv and
+  // launch.csv (tables given by name go with --gemm, --hbm, --launch).
   const std::pair<std::string*, const char*> tables[] = {{&gemm_path, "gemm.csv"}, {&hbm_path, "hbm.csv"}, {&launch_path, "launch.csv"}};
   std::vector<std::string> logs;
   for (const auto& in : inputs) {
@@ -89,10 +91,8 @@ int fit_command(int argc, char** argv) {
           if (!path->empty()) throw ValueError(fmt::format("two {} inputs: {} and {}", name, *path, (p / name).string()));
           *path = (p / name).string();
         }
-    } else if (auto t = std::find_if(std::begin(tables), std::end(tables), [&](const auto& t) { return p.filename() == t.second; });
-               t != std::end(tables)) {
-      if (!t->first->empty()) throw ValueError(fmt::format("two {} inputs: {} and {}", t->second, *t->first, in));
-      *t->first = in;
+    } else if (p.extension() == ".csv") {
+      throw InputError({in}, "a table, not an nccl-tests log: give it with --gemm, --hbm or --launch");
     } else {
       logs.push_back(in);
     }
