@@ -134,7 +134,8 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   // Not on A100's NVSwitch (NVLink SHARP needs Hopper's third-generation switch): a ring at 80% of
   // the 300 GB/s port, 240 GB/s, against the recorded 235 GB/s of 8x A100 at 8 GiB.
   Topology a100(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
-  const CollectivePlan& ring = CollectiveModel(a100, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 30, all);
+  const CollectiveModel a100_model(a100, {}, nullptr);
+  const CollectivePlan& ring = a100_model.plan(CollectiveOp::all_reduce, 1 << 30, all);
   CHECK(ring.algorithm == Algorithm::ring);
   CHECK(ring.bus_bw_Bps == doctest::Approx(0.8 * 300e9).scale(0));
   // Not offered on NVLink pairs or for 2 ranks.
@@ -194,7 +195,8 @@ TEST_CASE("NCCL's LL bus bandwidth cap by GPU generation: Ampere 87.7 GB/s, Hopp
   for (auto [file, cap] : {std::pair{"dgx_a100.xml", 87.7e9}, std::pair{"dgx_h100.xml", 141e9}}) {
     CAPTURE(file);
     Topology topo(load_platform_file(ROOT + "/platforms/" + file), {}, "");
-    const CollectivePlan& c = CollectiveModel(topo, {}, nullptr).plan(CollectiveOp::all_reduce, 1 << 20, all);
+    const CollectiveModel model(topo, {}, nullptr);
+    const CollectivePlan& c = model.plan(CollectiveOp::all_reduce, 1 << 20, all);
     CHECK(c.protocol == Protocol::LL);
     CHECK(c.bus_bw_Bps == doctest::Approx(cap).scale(0));
   }
