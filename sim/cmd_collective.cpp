@@ -86,8 +86,6 @@ int collective_command(int argc, char** argv) {
     if (op_text.empty()) op_text = fit::op_name(measured->op);
     if (op_text != fit::op_name(measured->op))
       throw ValueError(fmt::format("--compare: {} measures {}, not {}", compare_path, fit::op_name(measured->op), op_text));
-    if (measured->nranks != int(gpus.size()))
-      throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   }
   if (op_text.empty()) op_text = cal ? calibrated_op(*cal) : "all_reduce";
   CollectiveOp op;
@@ -96,6 +94,8 @@ int collective_command(int argc, char** argv) {
   else if (op_text == "reduce_scatter") op = CollectiveOp::reduce_scatter;
   else throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather and reduce_scatter, not {}",
                                     measured ? "--compare" : "--op", op_text));
+  if (measured && measured->nranks != int(gpus.size()))
+    throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
   if (!json_path.empty()) check_output_path(json_path);
   CollectiveSpec spec;

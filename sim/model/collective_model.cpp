@@ -61,6 +61,7 @@ constexpr double NVLINK_EFF = 0.8;
 double ll_max_bus_Bps(int compute_capability) {
   return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 87.7e9 : 39e9;
 }
+
 // Host-staged copies (NCCL's SHM transport) are synchronised through host memory: they run at
 // most at a third of the lane, whatever the links leave free (2x RTX 2080 Ti, Gen3 x16
 // ~12 GB/s, measured 4.0 GB/s busbw). It is a pace, not a share of the links: the flows carry
@@ -246,7 +247,8 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
 }
 
 // The default algorithm, and NVLS where NCCL offers it: more than 2 Hopper-or-later ranks of one
-// node whose every edge runs through NVSwitch ports (NVLink SHARP needs third-generation NVSwitch). A scenario's `algorithm:` narrows the choice.
+// node whose every edge runs through NVSwitch ports (NVLink SHARP needs third-generation
+// NVSwitch). A scenario's `algorithm:` narrows the choice.
 std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const {
   const bool nvls = on_nvswitch && plan.nranks > 2 && plan.op != CollectiveOp::send_recv;
   if (spec_.algorithm == "nvls" && nvls) return {Algorithm::nvls};
