@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -89,7 +90,23 @@ std::optional<int> numbered(const std::string& s, const std::string& prefix) {
 }
 
 // Raw RDMA device names that older drivers print instead of NIC<n>.
+// A network device name as Linux prints it (mlx5_0, ibp14s0, rocep3s0f0): letters, digits, _ - . :
+// Anything else would reach the platform XML, where control bytes cannot be written.
+bool is_device_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == ':';
+  });
+}
+
+// `s` with every byte that is not printable ASCII written as \xNN, for messages.
+std::string shown(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) out += c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+  return out;
+}
+
 bool is_rdma_name(const std::string& s) {
+  if (!is_device_name(s)) return false;
   for (const char* prefix : {"mlx4_", "mlx5_", "bnxt_re", "irdma", "qedr", "efa", "erdma", "ionic_", "hfi1_"})
     if (s.rfind(prefix, 0) == 0 && s.size() > std::string(prefix).size()) return true;
   return false;
@@ -271,7 +288,7 @@ void Reader::read_header(int line, const std::vector<Token>& toks) {
                                 "found '{}'", t.text));
     } else {
       fail(line, t, fmt::format("unknown column '{}' in the header; expected GPU<n>, NIC<n> or an RDMA device "
-                                "such as mlx5_0, then 'CPU Affinity'", t.text));
+                                "such as mlx5_0, then 'CPU Affinity'", shown(t.text)));
     }
     for (const auto& other : nics)
       if (other.label == d.label) fail(line, t, fmt::format("column {} appears twice in the header", d.label));
@@ -425,6 +442,9 @@ void Reader::read_nic_legend(int line, const std::vector<Token>& toks) {
     fail(line, t, fmt::format("the NIC Legend names {}, which is not a column of the matrix", label));
   if (auto seen = legend_line_.find(label); seen != legend_line_.end())
     fail(line, t, fmt::format("the NIC Legend names {} twice (first on line {})", label, seen->second));
+  if (!is_device_name(toks[1].text))
+    fail(line, toks[1], fmt::format("{}'s device name '{}' is not a network device name (letters, digits, _ - . :)",
+                                    label, shown(toks[1].text)));
   legend_line_[label] = line;
   m_.devices[found->second].nic_device = toks[1].text;
 }

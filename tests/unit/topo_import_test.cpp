@@ -498,6 +498,10 @@ TEST_CASE("malformed matrices are located errors with exact text") {
           "topo.txt:6:3: error: the NIC Legend names NIC1, which is not a column of the matrix");
     CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC0 mlx5_1\n") ==
           "topo.txt:6:3: error: unexpected 'NIC0' in the NIC Legend; expected lines such as 'NIC0: mlx5_0'");
+    // A fuzzer's find: control bytes in a device name would reach the platform XML, where they
+    // cannot be written (tests/fuzz/regressions/topo/nic-name-control-bytes).
+    CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC0: rocep3" + std::string("\0\x01", 2) + "s0f0\n") ==
+          "topo.txt:6:9: error: NIC0's device name 'rocep3\\x00\\x01s0f0' is not a network device name (letters, digits, _ - . :)");
   }
   SUBCASE("codes that contradict the NUMA column win, with a note") {
     // A published 8x RTX 4090 box prints SYS between GPUs its NUMA column puts on one node
