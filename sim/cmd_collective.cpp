@@ -83,9 +83,9 @@ int collective_command(int argc, char** argv) {
   std::optional<fit::NcclLog> measured;
   if (!compare_path.empty()) {
     measured = fit::parse_nccl_log(read_input_file(compare_path, "nccl-tests log"), compare_path);
-    if (op_text.empty()) op_text = fit::op_name(measured->op);
-    if (op_text != fit::op_name(measured->op))
-      throw ValueError(fmt::format("--compare: {} measures {}, not {}", compare_path, fit::op_name(measured->op), op_text));
+    if (op_text.empty()) op_text = collective_op_name(measured->op);
+    if (op_text != collective_op_name(measured->op))
+      throw ValueError(fmt::format("--compare: {} measures {}, not {}", compare_path, collective_op_name(measured->op), op_text));
   }
   if (op_text.empty()) op_text = cal ? calibrated_op(*cal) : "all_reduce";
   CollectiveOp op;

@@ -112,7 +112,7 @@ int fit_command(int argc, char** argv) {
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
-                             fit::op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
+                             collective_op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
                              f.large.worst * 100, f.large.worst_size_B);
     if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread));
     cal.files.push_back(path);

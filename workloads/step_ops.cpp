@@ -6,16 +6,6 @@
 
 namespace tpsim {
 
-const char* collective_op_name(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_reduce: return "all_reduce";
-    case CollectiveOp::all_gather: return "all_gather";
-    case CollectiveOp::reduce_scatter: return "reduce_scatter";
-    case CollectiveOp::send_recv: return "send_recv";
-  }
-  return "?";
-}
-
 std::vector<Op> StepOps::flatten() const {
   std::vector<Op> all = prologue;
   for (std::size_t s = 0; s < stage_layers.size(); ++s) {

@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "config/model_card.hpp"
+#include "util/nccl_terms.hpp"
 
 namespace tpsim {
 
 enum class OpKind { gemm, attention, elementwise, embedding, collective };
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, send_recv };
-const char* collective_op_name(CollectiveOp op);
 
 struct Op {
   OpKind kind = OpKind::elementwise;

@@ -92,7 +92,7 @@ std::string calibration_yaml(const CalibrationInputs& in) {
   if (!in.collectives.empty()) out += "collectives:\n";
   for (const CollectiveFit& c : in.collectives) {
     out += fmt::format("  - source: {}\n", scalar(c.source));
-    out += fmt::format("    op: {}\n", op_name(c.op));
+    out += fmt::format("    op: {}\n", collective_op_name(c.op));
     out += fmt::format("    nranks: {}\n", c.nranks);
     if (c.nodes > 1) out += fmt::format("    nodes: {}\n", c.nodes);
     if (!c.path_class.empty()) out += fmt::format("    path_class: {}\n", c.path_class);

@@ -418,7 +418,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   const std::vector<Sample> samples = read_samples(log);
   if (!bus_factor_is_constant(log.op) && log.nranks < 2)
     throw InputError({log.file, log.header_line, 0},
-                     fmt::format("{} over {} rank moves no data between GPUs; nothing to fit", op_name(log.op), log.nranks));
+                     fmt::format("{} over {} rank moves no data between GPUs; nothing to fit", collective_op_name(log.op), log.nranks));
 
   CollectiveFit fit;
   auto slash = log.file.find_last_of("/\\");

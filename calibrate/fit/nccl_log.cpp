@@ -204,7 +204,7 @@ std::optional<CollectiveOp> op_in_file_name(const std::string& file) {
   static const std::array<std::pair<const char*, CollectiveOp>, 6> names{{
       {"reducescatter", CollectiveOp::reduce_scatter}, {"allreduce", CollectiveOp::all_reduce},
       {"allgather", CollectiveOp::all_gather},         {"alltoall", CollectiveOp::alltoall},
-      {"sendrecv", CollectiveOp::sendrecv},            {"broadcast", CollectiveOp::broadcast},
+      {"sendrecv", CollectiveOp::send_recv},            {"broadcast", CollectiveOp::broadcast},
   }};
   for (auto& [n, op] : names)
     if (low.find(n) != std::string::npos) return op;
@@ -266,56 +266,18 @@ std::optional<int> nranks_from_ratio(CollectiveOp op, const NcclTiming& t) {
 
 }  // namespace
 
-const char* op_name(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_reduce: return "all_reduce";
-    case CollectiveOp::all_gather: return "all_gather";
-    case CollectiveOp::reduce_scatter: return "reduce_scatter";
-    case CollectiveOp::alltoall: return "alltoall";
-    case CollectiveOp::broadcast: return "broadcast";
-    case CollectiveOp::reduce: return "reduce";
-    case CollectiveOp::sendrecv: return "sendrecv";
-    case CollectiveOp::gather: return "gather";
-    case CollectiveOp::scatter: return "scatter";
-  }
-  return "?";
-}
-
 std::optional<CollectiveOp> op_from_name(std::string_view name) {
   std::string low;
   for (char c : name)
     if (c != '_') low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (low.size() > 4 && low.substr(low.size() - 4) == "perf") low.resize(low.size() - 4);
-  static const std::array all{CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
-                              CollectiveOp::alltoall,   CollectiveOp::broadcast,  CollectiveOp::reduce,
-                              CollectiveOp::sendrecv,   CollectiveOp::gather,     CollectiveOp::scatter};
-  for (CollectiveOp op : all) {
+  for (CollectiveOp op : ALL_COLLECTIVE_OPS) {
     std::string n;
-    for (const char* p = op_name(op); *p; ++p)
+    for (const char* p = collective_op_name(op); *p; ++p)
       if (*p != '_') n += *p;
     if (n == low) return op;
   }
   return std::nullopt;
-}
-
-double bus_factor(CollectiveOp op, int nranks) {
-  double n = nranks;
-  switch (op) {
-    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::alltoall:
-    case CollectiveOp::gather:
-    case CollectiveOp::scatter: return (n - 1) / n;
-    case CollectiveOp::broadcast:
-    case CollectiveOp::reduce:
-    case CollectiveOp::sendrecv: return 1.0;
-  }
-  return 1.0;
-}
-
-bool bus_factor_is_constant(CollectiveOp op) {
-  return op == CollectiveOp::broadcast || op == CollectiveOp::reduce || op == CollectiveOp::sendrecv;
 }
 
 const char* source_name(OpSource s) {
@@ -471,7 +433,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
       throw InputError({file, ratio_row ? ratio_row->line : log.rows.front().line, 1},
                        fmt::format("cannot tell the number of ranks: no '#  Rank' lines, no 'nranks' comment, and "
                                    "busbw/algbw gives no whole rank count for {}",
-                                   op_name(log.op)));
+                                   collective_op_name(log.op)));
     log.nranks = *n;
     log.nranks_source = NranksSource::bw_ratio;
   }
@@ -484,7 +446,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
       throw InputError({file, ratio_row->line, ratio_row->busbw_col},
                        fmt::format("busbw/algbw = {}/{} = {:.4f}, but {} over {} ranks (from {}, op from {}) has bus "
                                    "factor {:.4f}; wrong rank count or collective?",
-                                   t.busbw_GBps, t.algbw_GBps, t.busbw_GBps / t.algbw_GBps, op_name(log.op), log.nranks,
+                                   t.busbw_GBps, t.algbw_GBps, t.busbw_GBps / t.algbw_GBps, collective_op_name(log.op), log.nranks,
                                    source_name(log.nranks_source), source_name(log.op_source), f));
   }
   return log;

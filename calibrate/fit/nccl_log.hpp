@@ -11,7 +11,7 @@
 //   algbw = S / t, busbw = algbw * f(op, N), with S the size column (for all_gather and
 //   reduce_scatter the total buffer, N times the per-rank part) and
 //   f = 2(N-1)/N for all_reduce; (N-1)/N for all_gather, reduce_scatter, alltoall, gather,
-//   scatter; 1 for broadcast, reduce, sendrecv.
+//   scatter; 1 for broadcast, reduce, send_recv (util/nccl_terms.hpp: bus_factor).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -20,18 +20,13 @@
 #include <string_view>
 #include <vector>
 
+#include "util/nccl_terms.hpp"
+
 namespace tpsim::fit {
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, scatter };
 
-// "all_reduce", "all_gather", ... (the nccl-tests binary name without `_perf`).
-const char* op_name(CollectiveOp op);
 // Accepts "all_reduce", "allreduce", "all_reduce_perf", "AllReduce" (case and '_' ignored).
 std::optional<CollectiveOp> op_from_name(std::string_view name);
-// busbw / algbw for `op` over `nranks` ranks (see the preamble).
-double bus_factor(CollectiveOp op, int nranks);
-// True when bus_factor does not depend on the rank count (broadcast, reduce, sendrecv).
-bool bus_factor_is_constant(CollectiveOp op);
 
 // Where the reader learnt the collective.
 enum class OpSource {

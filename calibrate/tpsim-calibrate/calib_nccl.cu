@@ -78,7 +78,7 @@ public:
   }
 
   // One collective on every rank; bytes is the whole buffer (see calib_nccl_log.hpp).
-  void launch(Collective c, uint64_t bytes, bool in_place) {
+  void launch(CollectiveOp c, uint64_t bytes, bool in_place) {
     const size_t n = devs_.size();
     const size_t total = bytes / 4, per_rank = total / n;
     NCCL_CHECK(ncclGroupStart());
@@ -86,22 +86,24 @@ public:
       char* send = static_cast<char*>(send_[r]);
       char* recv = static_cast<char*>(recv_[r]);
       switch (c) {
-        case Collective::AllReduce:
+        case CollectiveOp::all_reduce:
           NCCL_CHECK(ncclAllReduce(in_place ? recv : send, recv, total, ncclFloat, ncclSum, comms_[r], streams_[r]));
           break;
-        case Collective::AllGather:
+        case CollectiveOp::all_gather:
           NCCL_CHECK(ncclAllGather(in_place ? recv + r * per_rank * 4 : send, recv, per_rank, ncclFloat, comms_[r], streams_[r]));
           break;
-        case Collective::ReduceScatter:
+        case CollectiveOp::reduce_scatter:
           NCCL_CHECK(ncclReduceScatter(send, in_place ? send + r * per_rank * 4 : recv, per_rank, ncclFloat, ncclSum,
                                        comms_[r], streams_[r]));
           break;
+        default:
+          throw RunError(std::string("internal: tpsim-calibrate does not sweep ") + collective_op_name(c));
       }
     }
     NCCL_CHECK(ncclGroupEnd());
   }
 
-  Summary time(Collective c, uint64_t bytes, bool in_place, int warmup, int iters) {
+  Summary time(CollectiveOp c, uint64_t bytes, bool in_place, int warmup, int iters) {
     for (int i = 0; i < warmup; ++i) launch(c, bytes, in_place);
     for (int i = 0; i <= iters; ++i) {
       for (size_t r = 0; r < devs_.size(); ++r) {
@@ -227,7 +229,7 @@ void sweep_set(const Options& opt, const NcclSweepSet& set, bool p2p_off, const 
   comments.push_back("environment: " + nccl_environment());
   if (!cap_note.empty()) comments.push_back(cap_note);
 
-  for (const Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter}) {
+  for (const CollectiveOp c : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
     std::vector<NcclRow> rows;
     int too_small = 0;
     for (const uint64_t s : sizes) {
@@ -240,7 +242,7 @@ void sweep_set(const Options& opt, const NcclSweepSet& set, bool p2p_off, const 
       const Summary ip = group.time(c, bytes, true, opt.warmup, opt.iters);
       rows.push_back({bytes, oop.median, oop.p99, ip.median, ip.p99});
     }
-    const std::string name = collective_name(c);
+    const std::string name = collective_op_name(c);
     if (rows.empty()) {
       manifest.skipped(part + " " + name, "no requested size gives every rank a whole float");
       continue;

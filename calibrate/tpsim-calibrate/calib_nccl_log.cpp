@@ -19,25 +19,11 @@ double printed(double v) { return std::stod(printf_string("%.2f", v)); }
 
 }  // namespace
 
-const char* collective_name(Collective c) {
-  switch (c) {
-    case Collective::AllReduce: return "all_reduce";
-    case Collective::AllGather: return "all_gather";
-    case Collective::ReduceScatter: return "reduce_scatter";
-  }
-  return "?";
-}
+const char* collective_redop(CollectiveOp c) { return c == CollectiveOp::all_gather ? "none" : "sum"; }
 
-const char* collective_redop(Collective c) { return c == Collective::AllGather ? "none" : "sum"; }
-
-double bus_factor(Collective c, int nranks) {
-  const double n = nranks;
-  return c == Collective::AllReduce ? 2.0 * (n - 1) / n : (n - 1) / n;
-}
-
-uint64_t collective_bytes(Collective c, uint64_t requested_bytes, int nranks) {
+uint64_t collective_bytes(CollectiveOp c, uint64_t requested_bytes, int nranks) {
   const uint64_t count = requested_bytes / 4;
-  if (c == Collective::AllReduce) return count * 4;
+  if (c == CollectiveOp::all_reduce) return count * 4;
   return count / static_cast<uint64_t>(nranks) * static_cast<uint64_t>(nranks) * 4;
 }
 
@@ -49,7 +35,7 @@ std::string format_nccl_time(double us) {
 
 double algbw_GBps(uint64_t bytes, double us) { return us > 0 ? static_cast<double>(bytes) / (us * 1e-6) / 1e9 : 0.0; }
 
-std::string format_nccl_row(const NcclRow& row, Collective c, int nranks) {
+std::string format_nccl_row(const NcclRow& row, CollectiveOp c, int nranks) {
   std::string line = printf_string("%12lu  %12lu  %8s  %6s  %6i", static_cast<unsigned long>(row.bytes),
                                    static_cast<unsigned long>(row.bytes / 4), "float", collective_redop(c), -1);
   for (const double us : {row.oop_us, row.ip_us}) {

@@ -6,8 +6,8 @@
 // for time, algbw, busbw, #wrong. Time is printed "%7.2f" below 100 us, "%7.1f" below
 // 10000 us and "%7.0f" above. Units: us, GB/s with 1 GB = 1e9 B.
 //   algbw = size_B / time_s / 1e9
-//   busbw = algbw * 2(n-1)/n   for all_reduce
-//   busbw = algbw * (n-1)/n    for all_gather and reduce_scatter
+//   busbw = algbw * bus_factor (util/nccl_terms.hpp): 2(n-1)/n for all_reduce, (n-1)/n for
+//   all_gather and reduce_scatter
 // size is the whole buffer (all_gather: the gathered output; reduce_scatter: the input) and
 // count = size / 4 (float elements), as nccl-tests prints them.
 #pragma once
@@ -15,18 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "util/nccl_terms.hpp"
+
 namespace tpsim::calib {
 
-enum class Collective { AllReduce, AllGather, ReduceScatter };
-
-const char* collective_name(Collective c);  // all_reduce, all_gather, reduce_scatter
-const char* collective_redop(Collective c);  // sum, none, sum (as nccl-tests prints it)
-double bus_factor(Collective c, int nranks);  // busbw / algbw
+const char* collective_redop(CollectiveOp c);  // sum, none, sum (as nccl-tests prints it)
 
 // Bytes actually moved for a requested size: all_gather and reduce_scatter need a whole
 // number of float elements per rank, so the count is rounded down to a multiple of nranks
 // (0 when the size is too small to give every rank one element: that row is not measured).
-uint64_t collective_bytes(Collective c, uint64_t requested_bytes, int nranks);
+uint64_t collective_bytes(CollectiveOp c, uint64_t requested_bytes, int nranks);
 
 struct NcclRow {
   uint64_t bytes = 0;
@@ -35,7 +33,7 @@ struct NcclRow {
 };
 
 struct NcclLogInfo {
-  Collective collective = Collective::AllReduce;
+  CollectiveOp collective = CollectiveOp::all_reduce;
   int nranks = 2;
   std::vector<std::string> comments;  // header lines after the first, without the leading "# "
   std::vector<std::string> devices;   // "Using devices" lines after "#  ", one per rank
@@ -47,7 +45,7 @@ std::string format_nccl_time(double us);
 double algbw_GBps(uint64_t bytes, double us);
 // One data row, exactly as nccl-tests prints it (no trailing newline). #wrong is printed 0:
 // tpsim-calibrate does not check the reduced values (the log header says so).
-std::string format_nccl_row(const NcclRow& row, Collective c, int nranks);
+std::string format_nccl_row(const NcclRow& row, CollectiveOp c, int nranks);
 // The whole file: header comments, the nccl-tests column header, the rows, the closing
 // "Out of bounds" and "Avg bus bandwidth" lines (mean of the busbw cells as printed, both
 // out-of-place and in-place), then the p99 times as a commented table.

@@ -10,16 +10,6 @@
 
 namespace tpsim {
 
-double bus_factor(CollectiveOp op, int n) {
-  switch (op) {
-    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter: return double(n - 1) / n;
-    case CollectiveOp::send_recv: return 1.0;
-  }
-  return 1.0;
-}
-
 int latency_steps(Algorithm a, CollectiveOp op, int n) {
   if (op == CollectiveOp::send_recv) return 1;
   if (a == Algorithm::nvls) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back

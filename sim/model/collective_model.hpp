@@ -24,7 +24,6 @@
 
 namespace tpsim {
 
-double bus_factor(CollectiveOp op, int nranks);
 int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 
 struct Flow {

@@ -2,6 +2,31 @@
 
 namespace tpsim {
 
+const char* collective_op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::all_reduce: return "all_reduce";
+    case CollectiveOp::all_gather: return "all_gather";
+    case CollectiveOp::reduce_scatter: return "reduce_scatter";
+    case CollectiveOp::alltoall: return "alltoall";
+    case CollectiveOp::broadcast: return "broadcast";
+    case CollectiveOp::reduce: return "reduce";
+    case CollectiveOp::send_recv: return "send_recv";
+    case CollectiveOp::gather: return "gather";
+    case CollectiveOp::scatter: return "scatter";
+  }
+  return "?";
+}
+
+bool bus_factor_is_constant(CollectiveOp op) {
+  return op == CollectiveOp::broadcast || op == CollectiveOp::reduce || op == CollectiveOp::send_recv;
+}
+
+double bus_factor(CollectiveOp op, int nranks) {
+  const double n = nranks;
+  if (bus_factor_is_constant(op)) return 1.0;
+  return op == CollectiveOp::all_reduce ? 2.0 * (n - 1) / n : (n - 1) / n;
+}
+
 const char* protocol_name(Protocol p) {
   switch (p) {
     case Protocol::LL: return "LL";

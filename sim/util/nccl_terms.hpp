@@ -1,9 +1,26 @@
-// NCCL's protocols and algorithms as tpsim names them: shared by the fitter (calibrate/fit), the
-// calibration reader and the collective model.
+// NCCL's collectives, protocols and algorithms as tpsim names them: shared by the fitter
+// (calibrate/fit), tpsim-calibrate's log writer, the calibration reader, the step generator and
+// the collective model.
 #pragma once
 #include <array>
 
 namespace tpsim {
+
+// The collectives nccl-tests measures; the simulator generates all_reduce, all_gather,
+// reduce_scatter and send_recv (pipeline stages).
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, send_recv, gather, scatter };
+constexpr std::array<CollectiveOp, 9> ALL_COLLECTIVE_OPS{
+    CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+    CollectiveOp::alltoall,   CollectiveOp::broadcast,  CollectiveOp::reduce,
+    CollectiveOp::send_recv,  CollectiveOp::gather,     CollectiveOp::scatter};
+// "all_reduce", "all_gather", ...: the nccl-tests binary name without `_perf`.
+const char* collective_op_name(CollectiveOp op);
+// Bus bandwidth over algorithm bandwidth, as nccl-tests computes it (doc/PERFORMANCE.md):
+// 2(N-1)/N for all_reduce; (N-1)/N for all_gather, reduce_scatter, alltoall, gather, scatter;
+// 1 for broadcast, reduce, send_recv.
+double bus_factor(CollectiveOp op, int nranks);
+// True when bus_factor does not depend on the rank count (broadcast, reduce, send_recv).
+bool bus_factor_is_constant(CollectiveOp op);
 
 enum class Protocol { LL = 0, LL128 = 1, Simple = 2 };
 constexpr std::array<Protocol, 3> ALL_PROTOCOLS{Protocol::LL, Protocol::LL128, Protocol::Simple};

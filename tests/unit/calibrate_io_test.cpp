@@ -16,6 +16,7 @@
 #include "tpsim-calibrate/calib_topo.hpp"
 #include "tpsim-calibrate/calib_nccl_log.hpp"
 
+using namespace tpsim;
 using namespace tpsim::calib;
 
 namespace {
@@ -51,10 +52,10 @@ struct Argv {
 
 TEST_CASE("calibrate: bus bandwidth factors follow nccl-tests PERFORMANCE.md") {
   // all_reduce: busbw = algbw * 2(n-1)/n; all_gather, reduce_scatter: algbw * (n-1)/n.
-  CHECK(bus_factor(Collective::AllReduce, 2) == doctest::Approx(1.0).scale(0));     // 2*1/2
-  CHECK(bus_factor(Collective::AllReduce, 8) == doctest::Approx(1.75).scale(0));    // 2*7/8
-  CHECK(bus_factor(Collective::AllGather, 8) == doctest::Approx(0.875).scale(0));   // 7/8
-  CHECK(bus_factor(Collective::ReduceScatter, 4) == doctest::Approx(0.75).scale(0));  // 3/4
+  CHECK(bus_factor(CollectiveOp::all_reduce, 2) == doctest::Approx(1.0).scale(0));     // 2*1/2
+  CHECK(bus_factor(CollectiveOp::all_reduce, 8) == doctest::Approx(1.75).scale(0));    // 2*7/8
+  CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(0.875).scale(0));   // 7/8
+  CHECK(bus_factor(CollectiveOp::reduce_scatter, 4) == doctest::Approx(0.75).scale(0));  // 3/4
   // algbw = size / time / 1e9: 1 MiB in 27.37 us = 1048576 / 27.37e-6 / 1e9 = 38.311 GB/s.
   CHECK(algbw_GBps(1048576, 27.37) == doctest::Approx(38.3111).scale(0).epsilon(1e-4));
 }
@@ -65,14 +66,14 @@ TEST_CASE("calibrate: an all_reduce row has the exact nccl-tests columns") {
   // The expected line is the one real nccl-tests printed for the same numbers (DGX H100 log
   // in the shared data, source NVIDIA/exemplar-performance).
   const NcclRow row{1048576, 27.37, 30.0, 26.93, 29.0};
-  CHECK(format_nccl_row(row, Collective::AllReduce, 8) ==
+  CHECK(format_nccl_row(row, CollectiveOp::all_reduce, 8) ==
         "     1048576        262144     float     sum      -1    27.37   38.31   67.04      0    26.93   38.94   68.14      0");
   // 2 ranks, 8 B in 12.25 / 12.00 us: bandwidths round to 0.00 (2x RTX 2080 Ti log).
-  CHECK(format_nccl_row({8, 12.25, 0, 12.00, 0}, Collective::AllReduce, 2) ==
+  CHECK(format_nccl_row({8, 12.25, 0, 12.00, 0}, CollectiveOp::all_reduce, 2) ==
         "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00      0");
   // Times of 10000 us and more print without decimals: 512 MiB in 134330 us ->
   // algbw 536870912/0.13433/1e9 = 3.9967 -> "4.00", busbw = algbw * 2*1/2 = 4.00.
-  CHECK(format_nccl_row({536870912, 134330, 0, 134072, 0}, Collective::AllReduce, 2) ==
+  CHECK(format_nccl_row({536870912, 134330, 0, 134072, 0}, CollectiveOp::all_reduce, 2) ==
         "   536870912     134217728     float     sum      -1   134330    4.00    4.00      0   134072    4.00    4.00      0");
 }
 
@@ -85,7 +86,7 @@ TEST_CASE("calibrate: nccl-tests time format switches at 100 us and 10000 us") {
 TEST_CASE("calibrate: all_gather rows use redop none and the (n-1)/n bus factor") {
   // 4 ranks, 4 MiB gathered in 100 us: algbw = 4194304 / 100e-6 / 1e9 = 41.94,
   // busbw = 41.94 * 3/4 = 31.46.
-  const std::string line = format_nccl_row({4194304, 100.0, 0, 100.0, 0}, Collective::AllGather, 4);
+  const std::string line = format_nccl_row({4194304, 100.0, 0, 100.0, 0}, CollectiveOp::all_gather, 4);
   const auto f = fields_of(line);
   REQUIRE(f.size() == 13);
   CHECK(f[3] == "none");
@@ -96,15 +97,15 @@ TEST_CASE("calibrate: all_gather rows use redop none and the (n-1)/n bus factor"
 
 TEST_CASE("calibrate: all_gather and reduce_scatter sizes are whole floats per rank") {
   // 8 ranks: 8 B = 2 floats -> 0 per rank -> not measurable; 100 B = 25 floats -> 24 -> 96 B.
-  CHECK(collective_bytes(Collective::AllGather, 8, 8) == 0);
-  CHECK(collective_bytes(Collective::ReduceScatter, 100, 8) == 96);
-  CHECK(collective_bytes(Collective::AllReduce, 100, 8) == 100);
-  CHECK(collective_bytes(Collective::AllReduce, 10, 8) == 8);  // 2 whole floats
+  CHECK(collective_bytes(CollectiveOp::all_gather, 8, 8) == 0);
+  CHECK(collective_bytes(CollectiveOp::reduce_scatter, 100, 8) == 96);
+  CHECK(collective_bytes(CollectiveOp::all_reduce, 100, 8) == 100);
+  CHECK(collective_bytes(CollectiveOp::all_reduce, 10, 8) == 8);  // 2 whole floats
 }
 
 TEST_CASE("calibrate: a whole nccl log with header and rows and average and p99 table") {
   NcclLogInfo info;
-  info.collective = Collective::AllReduce;
+  info.collective = CollectiveOp::all_reduce;
   info.nranks = 2;
   info.comments = {"hardware: 2x Test GPU", "nranks: 2  nodes: 1  gpus_per_node: 2"};
   info.devices = {"Rank  0 Group  0 Pid      1 on       host device  0 [0x07] Test GPU"};

@@ -122,7 +122,7 @@ TEST_CASE("bus factor: busbw / algbw as nccl-tests computes it") {
   // all_gather / reduce_scatter: (N-1)/N with S the total size, 0.875 at N=8.
   CHECK(bus_factor(CollectiveOp::all_gather, 8) == doctest::Approx(0.875).scale(0));
   CHECK(bus_factor(CollectiveOp::reduce_scatter, 16) == doctest::Approx(0.9375).scale(0));
-  CHECK(bus_factor(CollectiveOp::sendrecv, 8) == 1.0);
+  CHECK(bus_factor(CollectiveOp::send_recv, 8) == 1.0);
   CHECK(op_from_name("all_reduce_perf") == CollectiveOp::all_reduce);
   CHECK(op_from_name("AllGather") == CollectiveOp::all_gather);
   CHECK(!op_from_name("hypercube"));
