@@ -2,7 +2,8 @@
 //   1. collectives per wall second: the closed form (max-min over the group's own flows) against
 //      the same collectives run as SimGrid flows;
 //   2. serving: bench/serving_10k.yaml (10,000 requests, 3 configurations): simulated output
-//      tokens per wall second, wall time and peak memory.
+//      tokens per wall second, wall time and peak memory; then the same with a measured GEMM
+//      table (calibrate/fitted/a100.yaml, 7,216 shapes), whose lookups sit on the step's path.
 // Run from the project root: ./build/bench/tpsim_bench
 #include <chrono>
 #include <fmt/format.h>
@@ -54,5 +55,12 @@ int main() {
   getrusage(RUSAGE_SELF, &usage);
   fmt::print("serving:     {} requests x {} configurations in {:.2f} s wall: {:.0f} simulated output tokens per wall second; peak RSS {:.0f} MiB\n",
              serving.workload.requests, serving.configs.size(), serving_wall, tokens / serving_wall, usage.ru_maxrss / 1024.0);
+
+  Scenario calibrated = serving;
+  calibrated.calibration_path = "calibrate/fitted/a100.yaml";
+  t0 = Clock::now();
+  run_scenario(calibrated, {});
+  const double calibrated_wall = seconds_since(t0);
+  fmt::print("serving with a GEMM table: {:.2f} s wall, {:.2f}x the datasheet run\n", calibrated_wall, calibrated_wall / serving_wall);
   return 0;
 }

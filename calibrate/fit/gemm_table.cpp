@@ -168,6 +168,11 @@ double GemmTable::roofline_time(std::int64_t m, std::int64_t n, std::int64_t k, 
   return std::max(2.0 * md * nd * kd / peak_flops, bytes / hbm_bw_Bps);
 }
 
+bool GemmTable::has_dtype(const std::string& dtype) const {
+  const std::string want = canonical_dtype(dtype);
+  return std::any_of(groups_.begin(), groups_.end(), [&](const Group& g) { return g.dtype == want; });
+}
+
 double GemmTable::predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
                                double peak_flops, double hbm_bw_Bps, std::optional<std::size_t> leave_out) const {
   if (m <= 0 || n <= 0 || k <= 0 || !(peak_flops > 0) || !(hbm_bw_Bps > 0))

@@ -53,6 +53,9 @@ public:
   static double roofline_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
                               double peak_flops, double hbm_bw_Bps);
 
+  // Whether the table has a row of this dtype (aliases count: fp16 = f16 = half).
+  bool has_dtype(const std::string& dtype) const;
+
   // Predicted time in seconds (see the preamble). Throws ValueError when the table has no
   // row of this dtype or an argument is not positive. `leave_out`, an index into points(),
   // predicts as if that row had not been measured (cross_check).
