@@ -25,8 +25,6 @@ double pcie_rate(int generation) {
 
 }  // namespace
 
-std::vector<std::string> gpu_model_names() { return gpu_names(); }
-
 GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
   if (const GpuSpec* gpu = find_gpu(gpu_model)) {
     GpuLinkSpec spec;
@@ -43,7 +41,7 @@ GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
     spec.upi_bw_Bps = 2 * spec.pcie_bw_Bps;
     return spec;
   }
-  auto names = gpu_model_names();
+  auto names = gpu_names();
   std::string hint = did_you_mean(gpu_model, names);
   if (hint.empty()) hint = fmt::format("; known models: {}", fmt::join(names, ", "));
   throw ValueError(fmt::format("unknown GPU model '{}'{}", gpu_model, hint));

@@ -40,7 +40,4 @@ struct GpuLinkSpec {
 // message suggests the nearest known name (the caller adds the location: `--gpu`, a YAML key).
 GpuLinkSpec gpu_link_spec(const std::string& gpu_model);
 
-// The known names, in table order.
-std::vector<std::string> gpu_model_names();
-
 }  // namespace tpsim

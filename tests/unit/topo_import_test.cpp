@@ -184,8 +184,7 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK(gpu_link_spec("V100-SXM2-32GB").nvlinks_per_gpu == 6);  // NVLink2: DGX-1's NV1/NV2 links
   CHECK(gpu_link_spec("H100-PCIe-80GB").nvlink_bw_Bps * 12 == doctest::Approx(300e9).scale(0));  // the bridge: 600 GB/s both ways
   CHECK(gpu_link_spec("RTXA6000-48GB").nvlink_bw_Bps * 4 == doctest::Approx(56.25e9).scale(0));  // NV4 bridge: 112.5 GB/s both ways
-  CHECK(gpu_model_names() == gpu_names());  // one GPU table: the catalog's
-  for (const auto& name : gpu_model_names()) CHECK(gpu_link_spec(name).gpu_model == name);
+  for (const auto& name : gpu_names()) CHECK(gpu_link_spec(name).gpu_model == name);  // one GPU table: the catalog's
   CHECK_THROWS_WITH_AS(gpu_link_spec("A100-SXM4-80G"), "unknown GPU model 'A100-SXM4-80G'; did you mean 'A100-SXM4-80GB'?",
                        ValueError);
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
