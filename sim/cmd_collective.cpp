@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "cmd_common.hpp"
 #include "config/calibration.hpp"
@@ -47,6 +48,19 @@ std::string comparison(const std::vector<fit::FitPoint>& points, const std::stri
   return out;
 }
 
+// The launch mode to simulate: the compared log's (nccl-tests -g N), else the one every entry of
+// the calibration was measured in, else a process per GPU; and where it came from.
+std::pair<int, std::string> default_launch_mode(const fit::NcclLog* log, const std::string& log_path, const Calibration* cal) {
+  if (log) return {log->gpus_per_thread, "as " + log_path + " ran"};
+  if (cal && !cal->collectives.empty()) {
+    const int g = cal->collectives.front().gpus_per_thread;
+    bool same = true;
+    for (const auto& c : cal->collectives) same = same && c.gpus_per_thread == g;
+    if (same) return {g, "as the calibration's logs ran; --gpus-per-thread 1 for an engine's launch"};
+  }
+  return {1, "default; --gpus-per-thread N simulates nccl-tests -g N"};
+}
+
 }  // namespace
 
 int collective_command(int argc, char** argv) {
@@ -54,6 +68,7 @@ int collective_command(int argc, char** argv) {
   std::string platform_path, gpus_text, op_text, min_text = "8B", max_text = "512MiB", p2p = "on", calibration_path,
                                      compare_path, json_path, algorithm = "auto", protocol = "auto";
   double factor = 2;
+  int gpus_per_thread = 0;
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
   app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
@@ -68,6 +83,9 @@ int collective_command(int argc, char** argv) {
   app.add_option("--algorithm", algorithm, "auto | ring | tree | direct (NCCL_ALGO)");
   app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
   app.add_option("--json", json_path, "also write the sweep as JSON (per size: times, algbw and busbw, algorithm, protocol)");
+  app.add_option("--gpus-per-thread", gpus_per_thread,
+                 "launch mode: N = one thread drives N GPUs (nccl-tests -g N), 1 = a process per GPU (default: the compared "
+                 "log's, else the calibration's, else 1)");
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   auto size_of = [](std::string t) {
@@ -98,7 +116,12 @@ int collective_command(int argc, char** argv) {
     throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
   if (!json_path.empty()) check_output_path(json_path);
+  if (gpus_per_thread < 0 || gpus_per_thread > int(gpus.size()))
+    throw ValueError(fmt::format("--gpus-per-thread must be 1 to {} (the GPUs listed)", gpus.size()));
+  std::string launch_from = "given";
+  if (gpus_per_thread == 0) std::tie(gpus_per_thread, launch_from) = default_launch_mode(measured ? &*measured : nullptr, compare_path, cal.get());
   CollectiveSpec spec;
+  spec.gpus_per_thread = gpus_per_thread;
   spec.algorithm = algorithm;
   spec.protocol = protocol;
   if (p2p == "off") spec.p2p_level = "OFF";
@@ -109,6 +132,8 @@ int collective_command(int argc, char** argv) {
   const int n = int(gpus.size());
   std::string out = fmt::format("# tpsim {} collective: {} on GPUs {} of {} (p2p {}){}\n# nranks {} (simulated)\n", TPSIM_VERSION,
                                 op_text, gpus_text, platform_path, p2p, cal ? ", calibration " + calibration_path : "", n);
+  out += fmt::format("# launch: {} ({})\n", gpus_per_thread > 1 ? fmt::format("one thread drives {} GPUs (nccl-tests -g {})", gpus_per_thread, gpus_per_thread)
+                                                           : "one process per GPU", launch_from);
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
@@ -144,6 +169,9 @@ int collective_command(int argc, char** argv) {
   out += "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:.2f}\n#\n", rows ? sum_busbw / rows : 0.0);
   if (explain) out += "# per size: algorithm/protocol, latency + bus bytes / bus bandwidth (busbw = algbw x bus factor)\n" + why;
+  sweep.gpus_per_thread = gpus_per_thread;
+  sweep.calibration_use = model.calibration_notes();
+  for (const auto& line : sweep.calibration_use) out += "# calibration " + line + "\n";
   if (measured) out += comparison(points, compare_path);
   if (!json_path.empty()) write_file_atomically(json_path, render_collective_json(sweep, TPSIM_VERSION));
   std::cout << out;

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -43,6 +45,22 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   return "";
 }
 
+// The GPU the log's "#  Rank  0 Group  0 Pid ... device  0 [0x07] NVIDIA A100-SXM4-80GB" line names ("" when none).
+std::string log_gpu_name(const std::string& text) {
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(R"(#\s+Rank\s+\d+ .*device\s+\d+ \[[^\]]*\]\s+([^\r\n]+))"))) return m[1];
+  return "";
+}
+
+// NCCL's version from "NCCL version 2.19.3+cuda12.3" or nccl-tests' "nccl-library=21903" ("" when neither).
+std::string log_nccl_version(const std::string& text) {
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(R"(NCCL version (\d+\.\d+\.\d+))"))) return m[1];
+  if (std::regex_search(text, m, std::regex(R"(nccl-library=(\d)(\d\d)(\d\d))")))
+    return fmt::format("{}.{}.{}", std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]));
+  return "";
+}
+
 }  // namespace
 
 int fit_command(int argc, char** argv) {
@@ -62,16 +80,21 @@ int fit_command(int argc, char** argv) {
     throw ValueError("nothing to fit: give nccl-tests logs, a folder tpsim-calibrate wrote, or --gemm, --hbm, --launch");
   if (platform_path.empty() != gpus_text.empty()) throw ValueError("--platform and --gpus go together");
   check_output_path(output);
-  int platform_nodes = 0;
-  if (!platform_path.empty() && path_class.empty()) {
-    const std::vector<int> gpus = parse_gpu_list(gpus_text);
-    Topology topo(load_platform_file(platform_path), {}, "");
-    CollectiveModel cm(topo, {}, nullptr);
-    const CollectivePlan& p = cm.plan(CollectiveOp::all_reduce, 1 << 20, gpus);
-    path_class = p.staged && p.worst_class != PathClass::NET ? (p.worst_class == PathClass::SYS ? "SYS" : "SHM") : path_class_name(p.worst_class);
-    std::set<int> nodes;
-    for (int g : gpus) nodes.insert(topo.platform().gpu(g)->node);
-    platform_nodes = int(nodes.size());
+  // The measured box, when given: its path class, nodes, GPU and the rings' wire rate per op make
+  // the fit carry to other boxes (wire fractions, NVLS lines).
+  std::optional<Topology> topo;
+  std::unique_ptr<CollectiveModel> reference;
+  std::vector<int> gpus;
+  if (!platform_path.empty()) {
+    gpus = parse_gpu_list(gpus_text);
+    topo.emplace(load_platform_file(platform_path), HardwareSpec{}, "");
+    for (int g : gpus)
+      if (!topo->platform().gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
+    reference = std::make_unique<CollectiveModel>(*topo, CollectiveSpec{}, nullptr);
+    if (path_class.empty()) {
+      const GroupSummary g = reference->summary(CollectiveOp::all_reduce, gpus);
+      path_class = class_key(g.worst_class, g.staged);
+    }
   }
   // Inputs: nccl-tests logs, or folders holding them with tpsim-calibrate's gemm.csv, hbm.csv and
   // launch.csv (tables given by name go with --gemm, --hbm, --launch).
@@ -105,12 +128,17 @@ int fit_command(int argc, char** argv) {
     int nodes = 1;
     std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), nodes);
     if (!path_class.empty()) cls = path_class;
-    if (platform_nodes > 0) nodes = platform_nodes;
+    std::optional<GroupSummary> box;
+    if (reference) box = reference->summary(log.op, gpus);
+    if (box) nodes = box->nodes;
     fit::FitOptions opt;
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
     opt.nodes = nodes;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
+    f.gpu = box ? box->gpu_model : log_gpu_name(text);
+    f.nccl_version = log_nccl_version(text);
+    if (box && int(gpus.size()) == f.nranks) fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
                              collective_op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
                              f.large.worst * 100, f.large.worst_size_B);

@@ -36,13 +36,36 @@ std::string protocols_block(const CollectiveFit& c) {
   for (int i = 0; i < 3; ++i) {
     const ProtocolFit& p = c.protocols[i];
     std::string name = std::string(protocol_name(static_cast<Protocol>(i))) + ":";
-    out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}, fitted: {} }}", name, us(p.latency_s) + ",",
-                       width + 1, gbps(p.bus_bw_Bps), p.constrained ? "true" : "false");
+    std::string transfer;
+    if (p.wire_fraction)
+      transfer = fmt::format(", wire_fraction: {}, algorithm: {}", format_significant(*p.wire_fraction, 4), algorithm_name(p.algorithm));
+    if (p.constrained && !p.latency_measured) transfer += ", latency_measured: false";
+    if (p.constrained && !p.bandwidth_measured) transfer += ", bandwidth_measured: false";
+    out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}{}, fitted: {} }}", name, us(p.latency_s) + ",",
+                       width + 1, gbps(p.bus_bw_Bps), transfer, p.constrained ? "true" : "false");
     if (!p.constrained)
       out += fmt::format("  # {}: copy of {}, changes no prediction",
                          p.enabled ? "fastest at no measured size" : "not used on this path", protocol_name(p.copied_from));
     out += "\n";
   }
+  return out;
+}
+
+// What the log measured: GPU, NCCL version, launch mode, sizes and the rings' wire rate.
+std::string envelope_block(const CollectiveFit& c) {
+  std::string out;
+  if (!c.gpu.empty()) out += fmt::format("    gpu: {}\n", scalar(c.gpu));
+  if (!c.nccl_version.empty()) out += fmt::format("    nccl_version: {}\n", scalar(c.nccl_version));
+  out += fmt::format("    gpus_per_thread: {}   # {}\n", c.gpus_per_thread,
+                     c.gpus_per_thread > 1 ? serial_launch_note(c.gpus_per_thread) : "one process (or thread) per GPU");
+  double lo = INFINITY, hi = 0;
+  for (const FitPoint& p : c.points) lo = std::min(lo, p.size_B), hi = std::max(hi, p.size_B);
+  if (hi > 0) out += fmt::format("    sizes: {{ min: {}, max: {} }}\n", bytes(lo), bytes(hi));
+  if (c.wire_Bps)
+    out += fmt::format("    wire_bandwidth: {}   # the rings' wire rate on the fitted platform; wire_fraction = bus_bandwidth / it\n",
+                       gbps(*c.wire_Bps));
+  else
+    out += "    # no wire_bandwidth: fitted without --platform, the bandwidths are absolute and carry only to the same links\n";
   return out;
 }
 
@@ -98,7 +121,7 @@ std::string calibration_yaml(const CalibrationInputs& in) {
     if (!c.path_class.empty()) out += fmt::format("    path_class: {}\n", c.path_class);
     out += fmt::format("    # op from {}; nranks from {}; bus factor {}\n", source_name(c.op_source),
                        source_name(c.nranks_source), format_significant(c.bus_factor, 6));
-    if (c.gpus_per_thread > 1) out += fmt::format("    # {}\n", serial_launch_note(c.gpus_per_thread));
+    out += envelope_block(c);
     out += protocols_block(c);
     if (!c.pieces.empty()) out += pieces_block(c);
     out += fmt::format("    # all sizes: median {:.4f}, worst {:.4f} at {}\n", c.all.median, c.all.worst,

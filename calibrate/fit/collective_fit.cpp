@@ -413,6 +413,32 @@ std::string serial_launch_note(int gpus_per_thread) {
                      gpus_per_thread, gpus_per_thread);
 }
 
+// A protocol's term is measured where the protocol runs and the term is a real share of the time.
+void mark_measured_terms(CollectiveFit& fit) {
+  for (ProtocolFit& p : fit.protocols) p.latency_measured = p.bandwidth_measured = false;
+  for (const FitPoint& pt : fit.points) {
+    if (pt.piece >= 0) continue;
+    ProtocolFit& p = fit.protocols[static_cast<int>(pt.protocol)];
+    const double t = p.latency_s + pt.size_B * fit.bus_factor / p.bus_bw_Bps;
+    if (p.latency_s >= MEASURED_SHARE * t) p.latency_measured = true;
+    if (t - p.latency_s >= MEASURED_SHARE * t) p.bandwidth_measured = true;
+  }
+  // With pieces every size runs a piece: the envelope's lines still describe the curve.
+  if (!fit.pieces.empty())
+    for (ProtocolFit& p : fit.protocols) p.latency_measured = p.bandwidth_measured = p.constrained;
+}
+
+void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible) {
+  fit.wire_Bps = wire_Bps;
+  const Algorithm usual = fit.nodes > 1 && fit.op == CollectiveOp::all_reduce ? Algorithm::tree
+                          : fit.nranks == 2                                   ? Algorithm::direct
+                                                                              : Algorithm::ring;
+  for (ProtocolFit& p : fit.protocols) {
+    p.wire_fraction = p.bus_bw_Bps / wire_Bps;
+    p.algorithm = nvls_possible && p.bus_bw_Bps > wire_Bps ? Algorithm::nvls : usual;
+  }
+}
+
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   const Enabled on{true, options.ll128, true};
   const std::vector<Sample> samples = read_samples(log);
@@ -442,6 +468,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   for (const Sample& s : samples)
     fit.points.push_back(
         {s.size_B, s.time_s, fit.predict_time_s(s.size_B), fit.pick(s.size_B), fit.piece_at(s.size_B)});
+  mark_measured_terms(fit);
   fit.all = residuals(fit.points, 0);
   fit.large = residuals(fit.points, RESIDUAL_MIN_SIZE_B);
   // Times that fall as sizes grow (a mistyped time, a unit slip) fit an infinite bandwidth: refuse

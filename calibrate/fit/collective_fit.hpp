@@ -39,6 +39,7 @@
 // to the outer one (Simple, then LL): LL128 is the protocol NVLink-only paths add.
 #pragma once
 #include <array>
+#include <optional>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -57,7 +58,16 @@ struct ProtocolFit {
   bool constrained = false;             // runs at one measured size or more
   bool enabled = true;                  // false: switched off in FitOptions
   Protocol copied_from = Protocol::LL;  // meaningful when !constrained
+  // Whether each term is a real share (>= MEASURED_SHARE) of the envelope's time at some size
+  // where this line runs: a line that wins only at tiny sizes says nothing of its bandwidth.
+  bool latency_measured = true, bandwidth_measured = true;
+  // Set by annotate_transfer: the bus bandwidth over the fitted rings' wire rate, and the algorithm.
+  std::optional<double> wire_fraction;
+  Algorithm algorithm = Algorithm::ring;
 };
+
+// A term counts as measured when it is at least this share of the time at one measured size.
+constexpr double MEASURED_SHARE = 0.3;
 
 // One piece of a piecewise fit: NCCL ran (algorithm, protocol) on the sizes above the previous
 // piece's max_size_B up to this one's, t(S) = latency_s + S * f / bus_bw_Bps.
@@ -101,6 +111,9 @@ struct CollectiveFit {
   int gpus_per_thread = 1;  // the log's nccl-tests -g: above 1, small sizes include serial launches
   std::string path_class;  // NVL, PIX, PXB, PHB, SYS, SHM, NET; "" when the log does not say (set by the caller)
   int nodes = 1;           // nodes the ranks span (FitOptions::nodes)
+  std::string gpu;          // GPU model, from the platform or the log ("" when neither says)
+  std::string nccl_version; // from the log's "NCCL version" line ("" when absent)
+  std::optional<double> wire_Bps;  // the fitted rings' wire rate, when the platform is known (annotate_transfer)
   std::array<ProtocolFit, 3> protocols;  // the envelope, indexed by Protocol
   std::vector<PieceFit> pieces;          // empty when the envelope decides at every size
   FitResiduals all;       // every size with an out-of-place time
@@ -140,6 +153,12 @@ std::string serial_launch_note(int gpus_per_thread);
 // Fits the out-of-place times of `log`. Throws InputError (located in log.file) when the
 // log holds fewer than MIN_FIT_POINTS usable sizes or a time that is not positive.
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options = {});
+
+// What makes a fit carry to another box: the wire rate of the rings it measured, each protocol's
+// bus bandwidth as a fraction of it, and the algorithm each line ran: NVLS when the bus bandwidth
+// is above the wire rate (a ring cannot move more than its links carry; in-switch reduction can)
+// and the box offers it, else the algorithm NCCL runs for the ranks and nodes (direct, ring, tree).
+void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible);
 
 // Residuals of `points` restricted to sizes >= min_size_B (exposed for tests and reports).
 FitResiduals residuals(const std::vector<FitPoint>& points, double min_size_B);

@@ -75,8 +75,28 @@ int bounded_int(const YamlMap& m, const std::string& key, long v, long max) {
   return static_cast<int>(v);
 }
 
+// The envelope keys: what the log measured (GPU, NCCL version, launch mode, sizes, wire rate).
+void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
+  c.gpu = m.str_or("gpu", "");
+  c.nccl_version = m.str_or("nccl_version", "");
+  c.gpus_per_thread = bounded_int(m, "gpus_per_thread", m.integer_or("gpus_per_thread", 1), 1024);
+  if (c.gpus_per_thread < 1) m.fail(m.node("gpus_per_thread"), "'gpus_per_thread' must be at least 1");
+  if (m.has("sizes")) {
+    YamlMap sizes = m.map("sizes");
+    sizes.check_keys({"min", "max"});
+    c.min_size_B = sizes.quantity("min", Quantity::size);
+    c.max_size_B = sizes.quantity("max", Quantity::size);
+    if (c.max_size_B < c.min_size_B) sizes.fail(sizes.node("max"), "'max' is below 'min'");
+  }
+  if (m.has("wire_bandwidth")) {
+    c.wire_Bps = m.quantity("wire_bandwidth", Quantity::bandwidth);
+    if (*c.wire_Bps <= 0) m.fail(m.node("wire_bandwidth"), "'wire_bandwidth' must be positive");
+  }
+}
+
 CollectiveCalibration read_collective(const YamlMap& m) {
-  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "protocols", "pieces", "residuals"});
+  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes",
+                "wire_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
   c.op = m.str("op");
@@ -84,15 +104,24 @@ CollectiveCalibration read_collective(const YamlMap& m) {
   c.nranks = bounded_int(m, "nranks", m.integer("nranks"), 1'000'000);
   c.nodes = bounded_int(m, "nodes", m.integer_or("nodes", 1), 1'000'000);
   if (c.nranks < 2) m.fail(m.node("nranks"), "'nranks' must be at least 2");
+  read_envelope(m, c);
   YamlMap protocols = m.map("protocols");
   protocols.check_keys({"LL", "LL128", "Simple"});
   for (Protocol p : ALL_PROTOCOLS) {
     if (!protocols.has(protocol_name(p))) continue;
     YamlMap f = protocols.map(protocol_name(p));
-    f.check_keys({"latency", "bus_bandwidth", "fitted"});
+    f.check_keys({"latency", "bus_bandwidth", "fitted", "wire_fraction", "algorithm", "latency_measured", "bandwidth_measured"});
     ProtocolFit fit{f.quantity("latency", Quantity::time), f.quantity("bus_bandwidth", Quantity::bandwidth),
                     f.boolean_or("fitted", true)};
     if (fit.bus_bw_Bps <= 0) f.fail(f.node("bus_bandwidth"), "'bus_bandwidth' must be positive");
+    if (f.has("wire_fraction")) {
+      fit.wire_fraction = f.number("wire_fraction");
+      if (!(*fit.wire_fraction > 0 && *fit.wire_fraction <= 4))
+        f.fail(f.node("wire_fraction"), "'wire_fraction' must be in (0, 4]: the bus bandwidth over the fitted wire rate");
+    }
+    if (f.has("algorithm")) fit.algorithm = read_name(f, "algorithm", ALL_ALGORITHMS, algorithm_name);
+    fit.latency_measured = f.boolean_or("latency_measured", true);
+    fit.bandwidth_measured = f.boolean_or("bandwidth_measured", true);
     c.protocols[static_cast<int>(p)] = fit;
   }
   if (m.has("pieces")) c.pieces = read_pieces(m);

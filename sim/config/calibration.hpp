@@ -16,9 +16,16 @@ namespace tpsim {
 // NCCL's algorithms as tpsim models them: direct (2 ranks), ring, tree (all_reduce across nodes).
 
 struct ProtocolFit {
-  double latency_s = 0;      // whole fixed cost of one collective with this protocol at `nranks`
+  double latency_s = 0;      // whole fixed cost of one collective with this protocol at `nranks`, in the log's launch mode
   double bus_bw_Bps = 0;     // bus bandwidth (nccl-tests definition)
   bool fitted = false;       // false: not constrained by the data (a default or an extrapolation)
+  // What carries to another box: the bus bandwidth as a fraction of the fitted rings' wire rate
+  // (none when the fit did not know the box's links), and the algorithm the line ran (nvls when
+  // its bus bandwidth is above the wire rate, which only in-switch reduction reaches).
+  std::optional<double> wire_fraction;
+  Algorithm algorithm = Algorithm::ring;
+  bool latency_measured = true;    // the latency term is a real share of the time at a size where the line runs
+  bool bandwidth_measured = true;  // likewise the bandwidth term
 };
 
 // Sizes NCCL ran with one (algorithm, protocol): above the previous piece's max_size (0 for
@@ -37,6 +44,12 @@ struct CollectiveCalibration {
   std::string path_class;    // NVL | PIX | PXB | PHB | SYS | SHM | NET | NVLS | "" (unknown)
   int nranks = 0;
   int nodes = 1;
+  // The envelope: what was measured. Beyond it the model extrapolates, and says so.
+  std::string gpu;               // GPU model ("" when the log and the fit did not say)
+  std::string nccl_version;      // "" when the log does not print it
+  int gpus_per_thread = 1;       // launch mode: nccl-tests -g N, one thread driving N GPUs (1: a process per GPU)
+  double min_size_B = 0, max_size_B = 0;  // measured sizes (0, 0: not recorded)
+  std::optional<double> wire_Bps;  // the fitted group's ring wire rate (all rings), when the fit knew the platform
   std::array<std::optional<ProtocolFit>, 3> protocols;  // the fastest protocol runs
   std::vector<CollectivePiece> pieces;  // when not empty, the piece holding the size runs instead
   // The first piece whose max_size is >= size_B or that has none; nullptr without pieces.

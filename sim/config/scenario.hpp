@@ -68,6 +68,7 @@ struct CollectiveSpec {
   std::string protocol = "auto";           // auto | LL | LL128 | Simple (NCCL_PROTO)
   std::string p2p_level;                   // "" = platform's (NCCL_P2P_LEVEL)
   bool sequence_parallel = false;          // layer all-reduces as reduce-scatter + all-gather
+  int gpus_per_thread = 1;                 // launch mode: 1 = a process per GPU (engines); N = nccl-tests -g N
 };
 
 struct LinkOverride {

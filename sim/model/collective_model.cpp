@@ -5,69 +5,15 @@
 #include <limits>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "calibration_use.hpp"
 #include "flow_solver.hpp"
 #include "util/error.hpp"
 
 namespace tpsim {
 
-int latency_steps(Algorithm a, CollectiveOp op, int n) {
-  if (op == CollectiveOp::send_recv) return 1;
-  if (a == Algorithm::nvls) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
-  if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
-  return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
-}
-
 namespace {
-
-constexpr double US = 1e-6;
-// NCCL's base latency per protocol (LL, LL128, Simple), src/graph/tuning.cc.
-constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
-// Per-step latency by path (LL, LL128, Simple). NVL and PCIe P2P follow NCCL's hwLat; the
-// host-staged (SHM) and SYS rows are raised to the floors measured in real nccl-tests logs
-// (2x RTX 2080 Ti, P2P not supported: ~11.8 us at 2 ranks = 6.8 + 2 x 2.5 us).
-constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.25 * US, 3.4 * US};
-constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 1.9 * US, 5.7 * US};
-constexpr double HOP_LAT_SHM[3] = {2.5 * US, 2.5 * US, 8.0 * US};
-constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
-constexpr double HOP_LAT_NET[3] = {5.0 * US, 8.0 * US, 14.0 * US};
-// Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
-constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
-// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
-// once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
-// ports, 480 GB/s busbw in the recorded DGX H100 log); NCCL's NVLS base latency is higher.
-constexpr double NVLS_EFF = 0.62;
-// NVLS streams only once its pipeline is full: the recorded DGX H100 log's NVLS sizes (16 MiB and
-// up) fit 67 us + bus bytes / 468 GB/s; NCCL's own base latency (18-25 us) leaves 16-128 MiB
-// 25-35% too fast.
-constexpr double NVLS_BASE_LAT = 55.0 * US;
-// NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
-// that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
-// H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.
-constexpr double NVLINK_EFF = 0.8;
-
-// NCCL caps the LL protocol's bus bandwidth on one node by GPU generation (tuning.cc llMaxBws:
-// Volta 39, Ampere 87.7, Hopper and later 141 GB/s); the DGX H100 log's LL sizes (1-2 MiB) grow
-// at ~124-141 GB/s. Across nodes LL is left to half the NIC rate.
-double ll_max_bus_Bps(int compute_capability) {
-  return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 87.7e9 : 39e9;
-}
-
-// Host-staged copies (NCCL's SHM transport) are synchronised through host memory: they run at
-// most at a third of the lane, whatever the links leave free (2x RTX 2080 Ti, Gen3 x16
-// ~12 GB/s, measured 4.0 GB/s busbw). It is a pace, not a share of the links: the flows carry
-// the protocol's bytes and take at least bus bytes / (lane x protocol x STAGED_EFF).
-constexpr double STAGED_EFF = 1.0 / 3.0;
-
-const double* hop_latency(PathClass c, bool staged) {
-  if (c == PathClass::NET) return HOP_LAT_NET;
-  if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
-  return c == PathClass::NVL ? HOP_LAT_NVL : HOP_LAT_PCIE;
-}
-
-std::string class_key(PathClass c, bool staged) {
-  if (staged && c != PathClass::NET) return c == PathClass::SYS ? "SYS" : "SHM";
-  return path_class_name(c);
-}
 
 // A latency fitted at fit_n ranks, moved to n ranks: the same base, this group's latency steps
 // in place of the fitted group's, each one hop of the path,
@@ -95,25 +41,31 @@ std::vector<double> CollectiveModel::resource_capacities() const {
   return cap;
 }
 
-CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass cls,
-                                              bool staged, double raw_Bps, double wire_latency_s, double ll_cap_Bps) const {
-  const int pi = static_cast<int>(p);
-  const double hop = hop_latency(cls, staged)[pi];
-  const int steps = latency_steps(a, op, n);
+CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const {
+  const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
-  const double link_Bps = raw_Bps * (cls == PathClass::NVL && !staged ? NVLINK_EFF : 1.0);
-  Costs c{BASE_LAT[pi] + steps * (hop + wire_latency_s), link_Bps * PROTO_EFF[pi] * (staged ? STAGED_EFF : 1.0), false};
-  if (p == Protocol::LL && cls != PathClass::NET) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_cap_Bps);
-  // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
-  if (a == Algorithm::nvls) c = {NVLS_BASE_LAT + steps * (hop + wire_latency_s), raw_Bps * NVLS_EFF * bus_factor(op, n), false};
-  if (const CollectiveCalibration* best = calibration_entry(op, n, class_key(cls, staged), p)) {
-    const ProtocolFit& f = *best->protocols[pi];
-    c = {extrapolated_latency(f.latency_s, a, op, n, best->nranks, hop), f.bus_bw_Bps, true};
+  Costs c{default_latency_s(p, a, op, n, g.worst_class, g.staged) + latency_steps(a, op, n) * g.wire_latency_s,
+          default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.raw_Bps), false};
+  if (p == Protocol::LL && g.worst_class != PathClass::NET && a != Algorithm::nvls)
+    c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability));
+  const std::string key = class_key(g.worst_class, g.staged);
+  if (const CollectiveCalibration* best = calibration_entry(op, n, key, p)) {
+    const LineUse use = use_line(*best, p, a, op, g, {c.latency_s, c.bus_bw_Bps, false});
+    note(use.status, use.how);
+    c = {use.costs.latency_s, use.costs.bus_bw_Bps, use.costs.calibrated};
+  } else if (calibration_ && !calibration_->collectives.empty()) {
+    note("default", fmt::format("{} {} over {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
+                                protocol_name(p), key, n, key, protocol_name(p)));
   }
+  c.latency_s += serial_launch_s(spec_.gpus_per_thread);
   if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
   return c;
 }
+
+void CollectiveModel::note(const std::string& status, const std::string& text) const { notes_.emplace(status + ": " + text); }
+
+std::vector<std::string> CollectiveModel::calibration_notes() const { return {notes_.begin(), notes_.end()}; }
 
 // Score: same path class (or an entry that names none) first, then same op, then same rank
 // count; the first entry in the file on a tie.
@@ -133,13 +85,19 @@ const CollectiveCalibration* CollectiveModel::calibration_entry(CollectiveOp op,
 // NCCL's tuner picks an (algorithm, protocol) pair by size; a measured curve that jumps at a
 // switch shows it, and the fit then records pieces of sizes. They come from the entry that
 // describes the group best, and decide only what the scenario leaves to NCCL.
-std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piece(CollectiveOp op, int n,
-                                                                                  const std::string& key,
+std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piece(CollectiveOp op, const GroupSummary& g,
                                                                                   double size_B) const {
   if (spec_.protocol != "auto" || spec_.algorithm != "auto") return std::nullopt;
-  const CollectiveCalibration* e = calibration_entry(op, n, key, std::nullopt);
+  const CollectiveCalibration* e = calibration_entry(op, g.nranks, class_key(g.worst_class, g.staged), std::nullopt);
   const CollectivePiece* p = e ? e->piece_at(size_B) : nullptr;
   if (!p) return std::nullopt;
+  if (!within_envelope(*e, g) || e->op != collective_op_name(op)) {
+    note("extrapolated", fmt::format("size pieces of {} not carried to {} ranks of {} on {} node(s): they record NCCL's choices on "
+                                     "the box it measured; the envelope's lines apply instead",
+                                     e->source, g.nranks, g.gpu_model, g.nodes));
+    return std::nullopt;
+  }
+  note("applied", fmt::format("size pieces of {} (NCCL's choices by size on the box it measured)", e->source));
   return CalibratedPiece{e, p};
 }
 
@@ -227,11 +185,13 @@ Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t 
 void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const {
   const CollectivePiece& p = *cp.piece;
   const int n = plan.nranks;
-  const double hop = hop_latency(plan.worst_class, plan.staged)[static_cast<int>(p.protocol)];
+  const double hop = hop_latency_s(plan.worst_class, plan.staged, p.protocol);
   plan.algorithm = p.algorithm == Algorithm::direct && n != 2 ? Algorithm::ring : p.algorithm;
   plan.protocol = p.protocol;
   plan.latency_s =
-      spec_.fixed_latency_s.value_or(extrapolated_latency(p.latency_s, p.algorithm, plan.op, n, cp.entry->nranks, hop));
+      spec_.fixed_latency_s.value_or(extrapolated_latency(p.latency_s - serial_launch_s(cp.entry->gpus_per_thread), p.algorithm,
+                                                          plan.op, n, cp.entry->nranks, hop) +
+                                     serial_launch_s(spec_.gpus_per_thread));
   plan.bus_bw_Bps = p.bus_bw_Bps;
   plan.calibrated = true;
 }
@@ -239,8 +199,7 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
 // The default algorithm, and NVLS where NCCL offers it: more than 2 Hopper-or-later ranks of one
 // node whose every edge runs through NVSwitch ports (NVLink SHARP needs third-generation
 // NVSwitch). A scenario's `algorithm:` narrows the choice.
-std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const {
-  const bool nvls = on_nvswitch && plan.nranks > 2 && plan.op != CollectiveOp::send_recv;
+std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, bool nvls) const {
   if (spec_.algorithm == "nvls" && nvls) return {Algorithm::nvls};
   if (spec_.algorithm == "auto" && nvls) return {plan.algorithm, Algorithm::nvls};
   return {plan.algorithm};
@@ -262,16 +221,16 @@ double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vect
   return alone > 0 ? std::max(1.0, completion_time(flows, resource_capacities()) / alone) : 1.0;
 }
 
-void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps,
-                                      bool all_nvl, double sharing, double wire_latency_s, double ll_cap_Bps) const {
+void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, const GroupSummary& g,
+                                      double sharing) const {
   double best = std::numeric_limits<double>::infinity();
   for (Algorithm a : algorithms)
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
       if (a == Algorithm::nvls && p != Protocol::Simple) continue;
-      Costs c = costs(p, a, plan.op, plan.nranks, plan.worst_class, plan.staged, raw_Bps, wire_latency_s, ll_cap_Bps);
+      Costs c = costs(p, a, plan.op, g);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
-      if (p == Protocol::LL128 && !all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
+      if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
       // A measured bus bandwidth already includes the group's own sharing; host staging's pace
       // holds unless the shared links are slower still.
       const double pace_s = plan.bus_bytes / c.bus_bw_Bps;
@@ -317,44 +276,52 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
   }
 }
 
+GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
+  GroupSummary g;
+  g.nranks = int(gpus.size());
+  const auto& channel_rings = rings(gpus);
+  std::set<int> nodes;
+  double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
+  bool all_nvswitch = true;
+  g.compute_capability = std::numeric_limits<int>::max();  // the group's oldest GPU decides
+  for (int gi : gpus) {
+    const GpuDesc& gpu = *topology_.platform().gpu(gi);
+    nodes.insert(gpu.node);
+    if (gpu.spec->compute_capability < g.compute_capability) g.compute_capability = gpu.spec->compute_capability, g.gpu_model = gpu.model;
+  }
+  for (const auto& ring : channel_rings)
+    for (const auto& [a, b] : edges(op, ring)) {
+      const GpuPath& p = topology_.path(a, b);
+      g.worst_class = std::max(g.worst_class, p.path_class);
+      g.staged = g.staged || p.staged;
+      g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
+      raw = std::min(raw, p.bottleneck_Bps);
+      g.wire_latency_s = std::max(g.wire_latency_s, p.latency_added_s);
+      for (const auto& leg : p.legs)
+        for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
+    }
+  g.nodes = int(nodes.size());
+  g.raw_Bps = raw * double(channel_rings.size());  // the rings run side by side
+  g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv;
+  return g;
+}
+
 CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
   CollectivePlan plan;
   plan.op = op;
   plan.nranks = int(gpus.size());
   plan.size_B = size_B;
   if (plan.nranks < 2) return plan;
-  const auto& channel_rings = rings(gpus);
-  const int n = plan.nranks;
-  std::set<int> nodes;
-  double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
-  bool all_nvl = true, all_nvswitch = true;
-  double wire_latency = 0;  // link latency the scenario added on the slowest edge
-  int compute_capability = std::numeric_limits<int>::max();  // the group's oldest GPU decides
-  for (int g : gpus) {
-    const GpuDesc& gpu = *topology_.platform().gpu(g);
-    nodes.insert(gpu.node);
-    compute_capability = std::min(compute_capability, gpu.spec->compute_capability);
-  }
-  for (const auto& ring : channel_rings)
-    for (const auto& [a, b] : edges(op, ring)) {
-      const GpuPath& p = topology_.path(a, b);
-      plan.worst_class = std::max(plan.worst_class, p.path_class);
-      plan.staged = plan.staged || p.staged;
-      all_nvl = all_nvl && p.path_class == PathClass::NVL;
-      raw = std::min(raw, p.bottleneck_Bps);
-      wire_latency = std::max(wire_latency, p.latency_added_s);
-      for (const auto& leg : p.legs)
-        for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
-    }
-  raw *= double(channel_rings.size());  // the rings run side by side
-  plan.algorithm = choose_algorithm(op, n, nodes.size());
-  plan.bus_bytes = size_B * bus_factor(op, n);
-  if (const auto cp = calibrated_piece(op, n, class_key(plan.worst_class, plan.staged), size_B))
+  const GroupSummary g = summary(op, gpus);
+  plan.worst_class = g.worst_class;
+  plan.staged = g.staged;
+  plan.algorithm = choose_algorithm(op, plan.nranks, std::size_t(g.nodes));
+  plan.bus_bytes = size_B * bus_factor(op, plan.nranks);
+  if (const auto cp = calibrated_piece(op, g, size_B))
     apply_piece(plan, *cp);
   else
-    choose_protocol(plan, candidate_algorithms(plan, all_nvswitch && nodes.size() == 1 && compute_capability >= 90), raw,
-                    all_nvl, self_sharing(plan, channel_rings, raw), wire_latency, ll_max_bus_Bps(compute_capability));
-  add_flows(plan, channel_rings, raw);
+    choose_protocol(plan, candidate_algorithms(plan, g.nvls_possible), g, self_sharing(plan, rings(gpus), g.raw_Bps));
+  add_flows(plan, rings(gpus), g.raw_Bps);
   return plan;
 }
 

@@ -13,18 +13,19 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "config/calibration.hpp"
+#include "collective_defaults.hpp"
 #include "config/scenario.hpp"
 #include "topology.hpp"
 #include "workloads/step_ops.hpp"
 
 namespace tpsim {
 
-int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 
 struct Flow {
   Leg leg;
@@ -67,6 +68,11 @@ public:
   // Resource index of a directed link for the flow solver and the engine's sharing checks.
   int resource_of(const DirectedLink& l) const;
   std::vector<double> resource_capacities() const;
+  // The group's rings as the tuner sees them (path class, wire rate, NVLS, nodes, GPU).
+  GroupSummary summary(CollectiveOp op, const std::vector<int>& gpus) const;
+  // What the calibration did for the plans built so far, one line each, sorted: "applied: ...",
+  // "extrapolated: ..." (and how), "default: ..." (why). Empty without a calibration.
+  std::vector<std::string> calibration_notes() const;
 
 private:
   struct Costs {
@@ -74,8 +80,8 @@ private:
     double bus_bw_Bps;
     bool calibrated;
   };
-  Costs costs(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass cls, bool staged, double raw_Bps,
-              double wire_latency_s, double ll_cap_Bps) const;
+  Costs costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const;
+  void note(const std::string& status, const std::string& text) const;
   // The calibration entry that describes (op, nranks, path class key) best, among those that
   // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.
   const CollectiveCalibration* calibration_entry(CollectiveOp op, int nranks, const std::string& key,
@@ -86,16 +92,14 @@ private:
     const CollectiveCalibration* entry;
     const CollectivePiece* piece;
   };
-  std::optional<CalibratedPiece> calibrated_piece(CollectiveOp op, int nranks, const std::string& key,
-                                                  double size_B) const;
+  std::optional<CalibratedPiece> calibrated_piece(CollectiveOp op, const GroupSummary& g, double size_B) const;
   Algorithm choose_algorithm(CollectiveOp op, int nranks, std::size_t nodes) const;
   // Sets the plan's algorithm, protocol, latency and bus bandwidth from a calibrated piece.
   void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
-  std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, bool on_nvswitch) const;
+  std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, bool nvls_possible) const;
   double self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
-  void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, double raw_Bps, bool all_nvl,
-                       double sharing, double wire_latency_s, double ll_cap_Bps) const;
+  void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, const GroupSummary& g, double sharing) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.
   void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
@@ -107,6 +111,7 @@ private:
   mutable std::map<std::tuple<int, double, std::vector<int>>, CollectivePlan> plans_;
   mutable std::map<std::vector<int>, std::vector<int>> rings_;
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> channel_rings_;
+  mutable std::set<std::string> notes_;
 };
 
 }  // namespace tpsim

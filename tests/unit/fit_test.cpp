@@ -194,7 +194,7 @@ TEST_CASE("verbatim published logs: 0 B rows skipped, op from the test header or
     CHECK(fit.large.worst <= 0.25);
     // The calibration says when its latencies carry one thread's serial launches.
     const std::string yaml = calibration_yaml({{c.log}, {fit}, std::nullopt, std::nullopt});
-    CHECK((yaml.find("    # " + serial_launch_note(c.gpus_per_thread) + "\n") != std::string::npos) == (c.gpus_per_thread > 1));
+    CHECK((yaml.find(fmt::format("    gpus_per_thread: {}   # ", c.gpus_per_thread) + serial_launch_note(c.gpus_per_thread) + "\n") != std::string::npos) == (c.gpus_per_thread > 1));
   }
   // A 0 B row after data is still an error: a log holds one sweep of increasing sizes.
   std::string text = slurp(recorded("2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log"));
@@ -670,6 +670,8 @@ TEST_CASE("calibration YAML: exact text for one collective") {
         "    op: all_reduce\n"
         "    nranks: 8\n"
         "    # op from the redop/root columns and busbw/algbw; nranks from an 'nranks' comment; bus factor 1.75\n"
+        "    gpus_per_thread: 1   # one process (or thread) per GPU\n"
+        "    # no wire_bandwidth: fitted without --platform, the bandwidths are absolute and carry only to the same links\n"
         "    protocols:\n"
         "      LL:     { latency: 12.3us, bus_bandwidth: 45.6GBps, fitted: true }\n"
         "      LL128:  { latency: 20.1us, bus_bandwidth: 300GBps, fitted: true }\n"
@@ -712,6 +714,8 @@ TEST_CASE("calibration YAML: exact text for pieces") {
         "    nranks: 16\n"
         "    nodes: 2\n"
         "    # op from the redop/root columns and busbw/algbw; nranks from an 'nranks' comment; bus factor 1.875\n"
+        "    gpus_per_thread: 1   # one process (or thread) per GPU\n"
+        "    # no wire_bandwidth: fitted without --platform, the bandwidths are absolute and carry only to the same links\n"
         "    protocols:\n"
         "      LL:     { latency: 39.49us, bus_bandwidth: 3.409GBps, fitted: true }\n"
         "      LL128:  { latency: 4232us,  bus_bandwidth: 76.18GBps, fitted: false }  # fastest at no measured size: "

@@ -209,7 +209,7 @@ TEST_CASE("tpsim collective --json: one row per size with its plan, units named,
   CollectiveModel cm(topo, {}, nullptr);
   const double S = 1 << 20;
   const CollectivePlan& c = cm.plan(CollectiveOp::all_reduce, S, {0, 1});
-  CollectiveSweep sweep{"all_reduce", "platforms/2gpu_nvlink.xml", "0-1", "on", "", "m.log", 2, {{S, &c, 20e-6}}};
+  CollectiveSweep sweep{"all_reduce", "platforms/2gpu_nvlink.xml", "0-1", "on", "", "m.log", 2, 1, {}, {{S, &c, 20e-6}}};
   const auto j = nlohmann::json::parse(render_collective_json(sweep, "test"));
   CHECK(j["calibration"].is_null());
   CHECK(j["units"]["busbw_GBps"].get<std::string>().find("bus bandwidth") == 0);

@@ -1,0 +1,88 @@
+#include "calibration_use.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <regex>
+
+namespace tpsim {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// The path class an entry's key names (SHM: host-staged over PCIe); the target's when it names none.
+std::pair<PathClass, bool> entry_class(const CollectiveCalibration& e, const GroupSummary& target) {
+  if (e.path_class.empty() || e.path_class == "NVLS") return {target.worst_class, target.staged};
+  if (e.path_class == "SHM") return {PathClass::PIX, true};
+  const PathClass c = parse_path_class(e.path_class);
+  return {c, c == PathClass::SYS && target.staged};
+}
+
+std::string gbps(double bps) { return fmt::format("{:.3g} GB/s", bps / 1e9); }
+
+}  // namespace
+
+// The GPU family in a name: the first letters-then-digits token ("NVIDIA H100 80GB HBM3" -> h100,
+// "A100-SXM4-80GB" -> a100, "GeForce RTX 4090" -> rtx4090), and the memory size when named ("80gb").
+std::pair<std::string, std::string> gpu_family(const std::string& name) {
+  std::smatch m;
+  const std::string s = lower(name);
+  std::string family, memory;
+  if (std::regex_search(s, m, std::regex(R"((rtx|[a-z]+)[ -]?(\d{2,4}[a-z]?))")) && m[1] != "sxm" && m[1] != "pcie") family = m[1].str() + m[2].str();
+  const std::regex gb(R"((\d+)gb)");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), gb); it != std::sregex_iterator(); ++it) memory = (*it)[1];
+  return {family, memory};
+}
+
+bool same_gpu(const std::string& named, const std::string& model) {
+  if (named.empty() || model.empty()) return true;  // unknown: nothing says otherwise
+  const auto [fa, ma] = gpu_family(named);
+  const auto [fb, mb] = gpu_family(model);
+  return fa == fb && (ma.empty() || mb.empty() || ma == mb);
+}
+
+bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
+  const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
+  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, t.gpu_model);
+}
+
+LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
+                 const LineCosts& fallback) {
+  const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
+  const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
+                                       e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
+  const bool inside = within_envelope(e, t) && e.op == collective_op_name(op);
+  const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread));
+  if (!e.wire_Bps || !f.wire_fraction) {
+    // Absolute numbers: the latency moved by steps of the path's hop, the bandwidth as measured.
+    const double hop = hop_latency_s(t.worst_class, t.staged, p);
+    const double lat = std::max(0.0, fitted_latency + (latency_steps(a, op, t.nranks) - latency_steps(a, op, e.nranks)) * hop);
+    const std::string how = inside ? "as measured" : fmt::format("absolute {} (fitted without --platform: wire rate unknown) on {} {} ranks", gbps(f.bus_bw_Bps), t.gpu_model, t.nranks);
+    return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
+  }
+  if ((f.algorithm == Algorithm::nvls) != (a == Algorithm::nvls))
+    return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
+                                             algorithm_name(f.algorithm))};
+  LineCosts c = fallback;
+  c.calibrated = true;
+  const auto [cls, staged] = entry_class(e, t);
+  const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, e.nranks, cls, staged);
+  if (f.latency_measured) c.latency_s = ratio * (fallback.latency_s - latency_steps(a, op, t.nranks) * t.wire_latency_s) +
+                                        latency_steps(a, op, t.nranks) * t.wire_latency_s;
+  // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
+  const double nvls_scale = a == Algorithm::nvls ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
+  if (f.bandwidth_measured) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
+  if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
+  std::string how = fmt::format("latency {} x{:.2f} of the default {} at {} ranks", f.latency_measured ? "fitted" : "default (not measured)",
+                                f.latency_measured ? ratio : 1.0, algorithm_name(a), t.nranks);
+  how += f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,
+                                            gbps(t.raw_Bps), gbps(c.bus_bw_Bps))
+                              : ", bus bandwidth default (not measured)";
+  return {c, inside ? "applied" : "extrapolated", line + ": " + how};
+}
+
+}  // namespace tpsim

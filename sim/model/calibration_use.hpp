@@ -1,0 +1,42 @@
+// How a calibration entry (one fitted nccl-tests curve) applies to a group of GPUs, and what the
+// run says about it. What carries to another box is the ratio to tpsim's default model, not the
+// absolute numbers: a line's latency, less the log's serial launches, over the default latency of
+// the algorithm it ran at the fitted rank count, times the default latency of the algorithm the
+// target runs at its rank count; its bus bandwidth as a fraction of the fitted rings' wire rate,
+// times the target rings' wire rate. A term the curve did not measure (a line that wins only
+// where latency dominates says nothing of its bandwidth) keeps the default; a line NVLS ran does
+// not stand for a ring, nor a ring for NVLS. A calibration fitted without its platform has no
+// wire rate: its bandwidths are absolute, and applied elsewhere they are flagged as such.
+#pragma once
+#include <string>
+
+#include "collective_defaults.hpp"
+#include "config/calibration.hpp"
+
+namespace tpsim {
+
+struct LineCosts {
+  double latency_s = 0;
+  double bus_bw_Bps = 0;
+  bool calibrated = false;
+};
+
+struct LineUse {
+  LineCosts costs;
+  std::string status;  // applied | extrapolated | default
+  std::string how;     // one line for the run's report
+};
+
+// The entry's line for protocol `p` moved to `target` running algorithm `a` of `op`; `fallback`
+// holds the default costs (without serial launches), returned for terms the line cannot give.
+LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& target,
+                 const LineCosts& fallback);
+
+// Whether the group is what the entry measured: rank count, nodes, GPU model and wire rate.
+// Only then do the fitted size pieces (NCCL's choices on that box) apply.
+bool within_envelope(const CollectiveCalibration& e, const GroupSummary& target);
+
+// Whether a GPU model named in a log or platform ("NVIDIA A100-SXM4-80GB") is `model` (catalog name).
+bool same_gpu(const std::string& named, const std::string& model);
+
+}  // namespace tpsim

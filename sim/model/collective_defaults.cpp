@@ -1,0 +1,82 @@
+#include "collective_defaults.hpp"
+
+#include <cmath>
+
+namespace tpsim {
+namespace {
+
+constexpr double US = 1e-6;
+// NCCL's base latency per protocol (LL, LL128, Simple), src/graph/tuning.cc.
+constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
+// Per-step latency by path (LL, LL128, Simple). NVL and PCIe P2P follow NCCL's hwLat; the
+// host-staged (SHM) and SYS rows are raised to the floors measured in real nccl-tests logs
+// (2x RTX 2080 Ti, P2P not supported: ~11.8 us at 2 ranks = 6.8 + 2 x 2.5 us).
+constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.25 * US, 3.4 * US};
+constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 1.9 * US, 5.7 * US};
+constexpr double HOP_LAT_SHM[3] = {2.5 * US, 2.5 * US, 8.0 * US};
+constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
+constexpr double HOP_LAT_NET[3] = {5.0 * US, 8.0 * US, 14.0 * US};
+// Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
+constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
+// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
+// once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
+// ports, 480 GB/s busbw in the recorded DGX H100 log).
+constexpr double NVLS_EFF = 0.62;
+// NVLS streams only once its pipeline is full: the recorded DGX H100 log's NVLS sizes (16 MiB and
+// up) fit 67 us + bus bytes / 468 GB/s; NCCL's own base latency (18-25 us) leaves 16-128 MiB
+// 25-35% too fast.
+constexpr double NVLS_BASE_LAT = 55.0 * US;
+// NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
+// that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
+// H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.
+constexpr double NVLINK_EFF = 0.8;
+// Serial launches of one thread driving several GPUs (derived, not published): the recorded
+// -g 8 logs' small-size floors above the default latency of one process per GPU, per extra GPU:
+// A100 NCCL 2.19 all_reduce (35.5 - 15.2) / 7 = 2.9 us, OCI A100 all_reduce (32.0 - 15.2) / 7
+// = 2.4 us, H100 all_gather ring (34.7 - 11.0) / 7 = 3.4 us; their median.
+constexpr double SERIAL_LAUNCH_S = 2.9 * US;
+
+const double* hop_table(PathClass c, bool staged) {
+  if (c == PathClass::NET) return HOP_LAT_NET;
+  if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
+  return c == PathClass::NVL ? HOP_LAT_NVL : HOP_LAT_PCIE;
+}
+
+}  // namespace
+
+int latency_steps(Algorithm a, CollectiveOp op, int n) {
+  if (op == CollectiveOp::send_recv) return 1;
+  if (a == Algorithm::nvls) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
+  if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
+  return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
+}
+
+double hop_latency_s(PathClass c, bool staged, Protocol p) { return hop_table(c, staged)[static_cast<int>(p)]; }
+
+double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged) {
+  const double base = a == Algorithm::nvls ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
+  return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p);
+}
+
+// NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
+double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps) {
+  if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * bus_factor(op, n);
+  const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : 1.0);
+  return link_Bps * PROTO_EFF[static_cast<int>(p)] * (staged ? STAGED_EFF : 1.0);
+}
+
+// NCCL caps the LL protocol's bus bandwidth on one node by GPU generation (tuning.cc llMaxBws:
+// Volta 39, Ampere 87.7, Hopper and later 141 GB/s); the DGX H100 log's LL sizes (1-2 MiB) grow
+// at ~124-141 GB/s.
+double ll_max_bus_Bps(int compute_capability) {
+  return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 87.7e9 : 39e9;
+}
+
+double serial_launch_s(int gpus_per_thread) { return std::max(0, gpus_per_thread - 1) * SERIAL_LAUNCH_S; }
+
+std::string class_key(PathClass c, bool staged) {
+  if (staged && c != PathClass::NET) return c == PathClass::SYS ? "SYS" : "SHM";
+  return path_class_name(c);
+}
+
+}  // namespace tpsim

@@ -1,0 +1,56 @@
+// NCCL's cost model as tpsim's defaults (no calibration): base latency per (algorithm, protocol),
+// hop latency per (path class, protocol), protocol payload efficiency, the share of NVLink's wire
+// rate rings reach, NVLS, the LL cap per GPU generation, host staging and serial launches. Each
+// constant names its source: NCCL's src/graph/tuning.cc or the recorded logs (calibrate/recorded).
+#pragma once
+#include <string>
+
+#include "topology.hpp"
+#include "util/nccl_terms.hpp"
+
+namespace tpsim {
+
+// Latency steps of an algorithm: 2(N-1) for a ring all-reduce, N-1 for all-gather/reduce-scatter,
+// 2 ceil(log2 N) for a tree, 2 for NVLS (into the switch and back), 1 for send/recv.
+int latency_steps(Algorithm a, CollectiveOp op, int nranks);
+
+// Per-step latency of a path class and protocol (s); `staged`: through host memory.
+double hop_latency_s(PathClass c, bool staged, Protocol p);
+
+// The default fixed cost of one collective: base(algorithm, protocol) + steps * hop.
+double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged);
+
+// The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
+// (all rings together), before the LL cap: NVLink rings reach NVLINK_EFF of the wire, every
+// protocol carries its payload share, staged copies run at STAGED_EFF of the lane.
+double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, double raw_Bps);
+
+// A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
+// NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's
+// wire rate times the rings, the scenario's added link latency, the oldest GPU.
+struct GroupSummary {
+  int nranks = 0;
+  PathClass worst_class = PathClass::NVL;
+  bool staged = false, all_nvl = true, nvls_possible = false;
+  int nodes = 1;
+  double raw_Bps = 0;
+  double wire_latency_s = 0;
+  int compute_capability = 0;
+  std::string gpu_model;
+};
+
+// NCCL's LL bus-bandwidth cap within a node by GPU generation (tuning.cc llMaxBws).
+double ll_max_bus_Bps(int compute_capability);
+
+// Host-staged copies run at most at this share of the lane (see collective_defaults.cpp).
+constexpr double STAGED_EFF = 1.0 / 3.0;
+
+// One thread launching a collective on N GPUs (nccl-tests -g N) launches them one after the
+// other: (N - 1) * SERIAL_LAUNCH_S more fixed cost than one process per GPU.
+double serial_launch_s(int gpus_per_thread);
+
+// A path class key as calibration files name it: NVL, PIX, PXB, PHB, SYS, NET; SHM (or SYS)
+// for host-staged paths.
+std::string class_key(PathClass c, bool staged);
+
+}  // namespace tpsim
