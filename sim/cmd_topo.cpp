@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cmd_common.hpp"
+#include "config/p2p_policy.hpp"
 #include "config/platform_file.hpp"
 #include "model/domains.hpp"
 #include "model/topology.hpp"
@@ -19,6 +20,7 @@
 #include "topo/topo_pcie_tree.hpp"
 #include "topo/topo_platform.hpp"
 #include "util/error.hpp"
+#include "util/spelling.hpp"
 #include "util/text_file.hpp"
 #include "util/units.hpp"
 
@@ -27,7 +29,9 @@ namespace {
 
 std::string show(const PlatformDesc& p) {
   Topology topo(p, {}, "");
-  std::string out = fmt::format("{}: {} GPUs, {} links, NCCL P2P level {}\n\nGPUs:\n", p.file, p.gpus.size(), p.links.size(), p.p2p_level);
+  const std::string level = p.p2p_level.empty() ? describe_p2p_default(p.cpu_vendor) : p.p2p_level + " (the platform's p2p_level)";
+  std::string out = fmt::format("{}: {} GPUs, {} links, CPU vendor {}, NCCL P2P level {}\n\nGPUs:\n", p.file, p.gpus.size(),
+                                p.links.size(), p.cpu_vendor.empty() ? "not given" : p.cpu_vendor, level);
   for (const auto& g : p.gpus)
     out += fmt::format("  GPU{} ({}) {}, node {}, socket {}{}\n", g.index, g.host, g.model, g.node, g.cpu.empty() ? "-" : g.cpu,
                        g.p2p ? "" : ", P2P not supported");
@@ -87,15 +91,22 @@ std::string show(const PlatformDesc& p) {
   return out;
 }
 
+std::vector<std::string> import_notes(const TopoMatrix& m) {
+  std::vector<std::string> notes = m.notes;
+  if (std::string note = infer_pcie_tree(m).numa_note; !note.empty()) notes.push_back(note);
+  return notes;
+}
+
 }  // namespace
 
 int topo_command(int argc, char** argv) {
   CLI::App app{"Topology: import `nvidia-smi topo -m` into a SimGrid platform, or show a platform"};
   app.require_subcommand(1);
   auto* import = app.add_subcommand("import", "nvidia-smi topo -m text -> SimGrid platform XML");
-  std::string input, gpu, output, platform;
+  std::string input, gpu, output, platform, cpu;
   import->add_option("matrix", input, "the output of nvidia-smi topo -m")->required();
-  import->add_option("--gpu", gpu, "GPU model (e.g. A100-SXM4-80GB)")->required();
+  import->add_option("--gpu", gpu, "GPU model: tpsim's name or nvidia-smi's (e.g. A100-SXM4-80GB, \"NVIDIA A100 80GB PCIe\")")->required();
+  import->add_option("--cpu", cpu, "CPU vendor (amd, intel, arm, power, zhaoxin): NCCL's default P2P level follows it");
   import->add_option("-o,--output", output, "platform XML to write")->required();
   auto* show_cmd = app.add_subcommand("show", "GPUs, links, path class of every pair, shared links");
   show_cmd->add_option("platform", platform, "SimGrid platform XML")->required();
@@ -108,8 +119,12 @@ int topo_command(int argc, char** argv) {
     } catch (const ValueError& e) {
       throw InputError({}, std::string("--gpu: ") + e.what());
     }
-    if (const std::string note = infer_pcie_tree(m).numa_note; !note.empty()) std::cerr << note << "\n";
-    write_file_atomically(output, platform_xml(m, spec));
+    const auto& vendors = cpu_vendor_names();
+    if (!cpu.empty() && std::find(vendors.begin(), vendors.end(), cpu) == vendors.end())
+      throw InputError({}, fmt::format("--cpu: unknown CPU vendor '{}'; expected {}{}", cpu, fmt::join(vendors, ", "),
+                                       did_you_mean(cpu, vendors)));
+    for (const std::string& note : import_notes(m)) std::cerr << note << "\n";
+    write_file_atomically(output, platform_xml(m, spec, cpu));
     std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);
     return 0;
   }

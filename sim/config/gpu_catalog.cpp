@@ -1,5 +1,10 @@
 #include "gpu_catalog.hpp"
 
+#include <cctype>
+#include <utility>
+
+#include "util/spelling.hpp"
+
 namespace tpsim {
 namespace {
 constexpr double GiB = 1024.0 * 1024 * 1024;
@@ -66,6 +71,25 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .hbm_achievable_Bps = 864 * GB * 0.8, .bf16_peak_flops = 362 * TF, .fp8_peak_flops = 733 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 4,
        .source = "derived: datasheet with 80% HBM and 70% matmul efficiency (no published measurement in shared data)"},
+      // NVIDIA L40 datasheet (as reproduced by resellers, e.g. mullet.se product 355414, L40/L40S
+      // table): 48 GB GDDR6, 864 GB/s, BF16 tensor 181.05 TFLOPS dense (362.1 with sparsity), FP8 362,
+      // PCIe Gen4 x16, no NVLink.
+      {.name = "L40-48GB", .compute_capability = 89, .memory_B = 48 * GB, .hbm_peak_Bps = 864 * GB,
+       .hbm_achievable_Bps = 864 * GB * 0.8, .bf16_peak_flops = 181.05 * TF, .fp8_peak_flops = 362 * TF,
+       .matmul_efficiency = 0.7, .pcie_generation = 4,
+       .source = "derived: datasheet with 80% memory and 70% matmul efficiency (as the L40S row)"},
+      // NVIDIA A40 datasheet (reproduced at ecer.com and relationship-nepal.org 900-2G133): 48 GB GDDR6,
+      // 696 GB/s, peak BF16 tensor 149.7 TFLOPS dense (299.4 sparse), NVLink bridge 112.5 GB/s
+      // bidirectional (two cards), PCIe Gen4.
+      {.name = "A40-48GB", .compute_capability = 86, .memory_B = 48 * GB, .hbm_peak_Bps = 696 * GB,
+       .hbm_achievable_Bps = 696 * GB * 0.85, .bf16_peak_flops = 149.7 * TF, .matmul_efficiency = 0.7,
+       .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
+       .source = "derived: datasheet with 85% memory and 70% matmul efficiency (as the RTX A6000 row, same GA102); "
+                 "NVLink bridge 112.5 GB/s both ways over 4 links"},
+      // Not in the table: L20, A10G, A30, A800 (SXM, PCIe), H800, RTX 3090, RTX 6000 Ada, RTX PRO 6000
+      // Blackwell (server, workstation), V100 SXM2 16 GB, V100 SXM3 32 GB, B300. Their datasheet figures
+      // were not found through the project's search tool in the session that added A40 and L40 (the
+      // A30 and A800 searches returned no vendor table); a row is added when its datasheet is cited.
       {.name = "L4-24GB", .compute_capability = 89, .memory_B = 24 * GB, .hbm_peak_Bps = 300 * GB,
        .hbm_achievable_Bps = 300 * GB * 0.85, .bf16_peak_flops = 121 * TF, .fp8_peak_flops = 242 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 4,
@@ -110,6 +134,68 @@ const GpuSpec* find_gpu(const std::string& name) {
   for (const auto& g : gpu_catalog())
     if (g.name == name) return &g;
   return nullptr;
+}
+
+namespace {
+
+// tpsim name -> what `nvidia-smi --query-gpu=name` prints for it (drivers of 2020 on; older
+// drivers print GeForce cards without the "NVIDIA " prefix, which normalising drops anyway).
+const std::vector<std::pair<std::string, std::string>>& smi_names() {
+  static const std::vector<std::pair<std::string, std::string>> names{
+      {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"},   {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB"},
+      {"A100-PCIe-80GB", "NVIDIA A100 80GB PCIe"},   {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3"},
+      {"H100-PCIe-80GB", "NVIDIA H100 PCIe"},        {"H100-NVL-94GB", "NVIDIA H100 NVL"},
+      {"H200-SXM-141GB", "NVIDIA H200"},             {"B200-SXM-180GB", "NVIDIA B200"},
+      {"H20-96GB", "NVIDIA H20"},                    {"GH200-96GB", "NVIDIA GH200 480GB"},
+      {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB"},
+      {"L40S-48GB", "NVIDIA L40S"},                  {"L40-48GB", "NVIDIA L40"},
+      {"L4-24GB", "NVIDIA L4"},                      {"A10-24GB", "NVIDIA A10"},
+      {"A40-48GB", "NVIDIA A40"},                    {"T4-16GB", "Tesla T4"},
+      {"RTXA6000-48GB", "NVIDIA RTX A6000"},         {"RTXA5000-24GB", "NVIDIA RTX A5000"},
+      {"RTX4090-24GB", "NVIDIA GeForce RTX 4090"},   {"RTX2080Ti-11GB", "NVIDIA GeForce RTX 2080 Ti"},
+      {"RTX5090-32GB", "NVIDIA GeForce RTX 5090"},
+  };
+  return names;
+}
+
+}  // namespace
+
+std::string normalise_gpu_name(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name)
+    if (std::isalnum(c)) out += char(std::tolower(c));
+  for (const char* word : {"nvidia", "tesla", "geforce"})
+    for (std::size_t p; (p = out.find(word)) != std::string::npos;) out.erase(p, std::string(word).size());
+  return out;
+}
+
+const GpuSpec* find_gpu_any_name(const std::string& name) {
+  if (const GpuSpec* g = find_gpu(name)) return g;
+  const std::string key = normalise_gpu_name(name);
+  if (key.empty()) return nullptr;
+  for (const auto& g : gpu_catalog())
+    if (normalise_gpu_name(g.name) == key) return &g;
+  for (const auto& [tpsim, smi] : smi_names())
+    if (normalise_gpu_name(smi) == key) return find_gpu(tpsim);
+  return nullptr;
+}
+
+std::string gpu_name_hint(const std::string& name) {
+  std::vector<std::string> keys, shown;
+  for (const auto& g : gpu_catalog()) {
+    keys.push_back(normalise_gpu_name(g.name));
+    shown.push_back("'" + g.name + "'");
+  }
+  for (const auto& [tpsim, smi] : smi_names())
+    if (find_gpu(tpsim)) {
+      keys.push_back(normalise_gpu_name(smi));
+      shown.push_back("'" + tpsim + "' (nvidia-smi: " + smi + ")");
+    }
+  const auto near = closest_match(normalise_gpu_name(name), keys);
+  if (!near) return "";
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == *near) return "; did you mean " + shown[i] + "?";
+  return "";
 }
 
 }  // namespace tpsim

@@ -33,4 +33,15 @@ std::vector<std::string> gpu_names();
 // nullptr when unknown.
 const GpuSpec* find_gpu(const std::string& name);
 
+// A GPU by tpsim's name or by the name `nvidia-smi --query-gpu=name` prints ("NVIDIA A100 80GB
+// PCIe", "Tesla V100-SXM2-32GB", "NVIDIA GeForce RTX 4090"), case-insensitively; nullptr when
+// unknown.
+const GpuSpec* find_gpu_any_name(const std::string& name);
+// Both kinds of name compared after normalise_gpu_name: lowercase, without "nvidia", "tesla",
+// "geforce" and anything but letters and digits ("NVIDIA A100-SXM4-80GB" -> "a100sxm480gb").
+std::string normalise_gpu_name(const std::string& name);
+// "; did you mean 'A100-PCIe-80GB' (nvidia-smi: NVIDIA A100 80GB PCIe)?" for a near name (on
+// the normalised forms), "" when none is near.
+std::string gpu_name_hint(const std::string& name);
+
 }  // namespace tpsim

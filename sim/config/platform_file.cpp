@@ -4,6 +4,7 @@
 #include <cmath>
 #include <pugixml.hpp>
 
+#include "p2p_policy.hpp"
 #include "util/error.hpp"
 #include "util/spelling.hpp"
 #include "util/text_file.hpp"
@@ -95,6 +96,7 @@ private:
   void read_zone(const pugi::xml_node& zone, PlatformDesc& out);
   std::vector<RouteHop> read_hops(const pugi::xml_node& route, const PlatformDesc& out) const;
   LinkKind kind_of(const pugi::xml_node& link, const std::string& value) const;
+  void read_zone_prop(const pugi::xml_node& prop, PlatformDesc& out) const;
 
   std::string file_, text_;
   std::map<std::string, int> link_index_;
@@ -109,6 +111,20 @@ LinkKind Reader::kind_of(const pugi::xml_node& link, const std::string& value) c
     if (names[i] == value) return static_cast<LinkKind>(i);
   fail(link, "link kind '" + value + "' is not one of nvlink, nvswitch, pcie, pcie_switch, host_bridge, upi, nic, fabric" +
                  did_you_mean(value, names));
+}
+
+// A zone's `p2p_level` and `cpu_vendor` (platforms/README.md); other properties are SimGrid's.
+void Reader::read_zone_prop(const pugi::xml_node& prop, PlatformDesc& out) const {
+  const std::string id = attr(prop, "id");
+  if (id != "p2p_level" && id != "cpu_vendor") return;
+  const std::string value = attr(prop, "value");
+  const auto& allowed = id == "p2p_level" ? p2p_level_names() : cpu_vendor_names();
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+    std::string list;
+    for (std::size_t i = 0; i < allowed.size(); ++i) list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+    fail(prop, id + " '" + value + "' is not one of " + list + did_you_mean(value, allowed));
+  }
+  (id == "p2p_level" ? out.p2p_level : out.cpu_vendor) = value;
 }
 
 std::vector<RouteHop> Reader::read_hops(const pugi::xml_node& route, const PlatformDesc& out) const {
@@ -208,7 +224,7 @@ void Reader::read_zone(const pugi::xml_node& zone, PlatformDesc& out) {
       out.routes[{src, dst}] = hops;
       if (std::string(child.attribute("symmetrical").as_string("YES")) != "NO") out.routes.emplace(std::pair{dst, src}, reversed(hops));
     } else if (tag == "prop") {
-      if (attr(child, "id") == "p2p_level") out.p2p_level = attr(child, "value");
+      read_zone_prop(child, out);
     } else if (tag == "config" || tag == "cluster" || tag == "backbone") {
       if (tag != "config")
         fail(child, "<" + tag + "> is not read by tpsim yet: write nodes as <zone routing=\"Full\"> joined by <zoneRoute>s (platforms/README.md)");

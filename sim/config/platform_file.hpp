@@ -39,7 +39,8 @@ struct RouteHop {
 
 struct PlatformDesc {
   std::string file;
-  std::string p2p_level = "PXB";        // NCCL_P2P_LEVEL equivalent
+  std::string p2p_level;                // NCCL_P2P_LEVEL equivalent (p2p_level_names()); "" = not given
+  std::string cpu_vendor;               // cpu_vendor_names(); "" = not given (NCCL's default depends on it)
   std::vector<GpuDesc> gpus;            // sorted by index
   std::vector<std::string> cpus;        // CPU socket host ids
   std::vector<LinkDesc> links;

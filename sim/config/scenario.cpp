@@ -1,5 +1,7 @@
 #include "scenario.hpp"
 
+#include "p2p_policy.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -204,7 +206,7 @@ EngineSpec read_engine(const YamlMap& m) {
 }
 
 CollectiveSpec read_collectives(const YamlMap& m) {
-  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level", "sequence_parallel"});
+  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level", "p2p", "sequence_parallel"});
   CollectiveSpec c;
   c.sequence_parallel = m.boolean_or("sequence_parallel", false);
   if (m.has("fixed_latency")) c.fixed_latency_s = m.quantity("fixed_latency", Quantity::time);
@@ -216,7 +218,13 @@ CollectiveSpec read_collectives(const YamlMap& m) {
   };
   pick("algorithm", {"auto", "ring", "tree", "direct", "nvls"}, c.algorithm);
   pick("protocol", {"auto", "LL", "LL128", "Simple"}, c.protocol);
-  pick("p2p_level", {"NVL", "PIX", "PXB", "PHB", "SYS"}, c.p2p_level);
+  pick("p2p_level", p2p_level_names(), c.p2p_level);
+  // `p2p: off` is NCCL_P2P_DISABLE=1 (as `tpsim collective --p2p off`): every path staged.
+  std::string p2p = "on";
+  pick("p2p", {"off", "on"}, p2p);
+  if (p2p == "off" && m.has("p2p_level"))
+    m.fail(m.node("p2p_level"), "'p2p_level' has no effect with 'p2p: off' (NCCL_P2P_DISABLE=1 stages every path through host memory); remove one of them");
+  if (p2p == "off") c.p2p_level = "OFF";
   return c;
 }
 

@@ -66,7 +66,7 @@ struct CollectiveSpec {
   std::optional<double> fixed_latency_s;  // the whole fixed cost of one collective (alpha_eff)
   std::string algorithm = "auto";          // auto | ring | tree | direct | nvls (NCCL_ALGO)
   std::string protocol = "auto";           // auto | LL | LL128 | Simple (NCCL_PROTO)
-  std::string p2p_level;                   // "" = platform's (NCCL_P2P_LEVEL)
+  std::string p2p_level;                   // "" = platform's or NCCL's default; "OFF" = `p2p: off` (NCCL_P2P_DISABLE=1)
   bool sequence_parallel = false;          // layer all-reduces as reduce-scatter + all-gather
   int gpus_per_thread = 1;                 // launch mode: 1 = a process per GPU (engines); N = nccl-tests -g N
 };

@@ -185,6 +185,11 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   if (sh.kv_replicated)
     r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
                                   in.model.num_kv_heads, c.tp / in.model.num_kv_heads));
+  for (const auto& replica : c.layout)
+    if (const std::string note = topo.cpu_vendor_note(replica); !note.empty()) {
+      r.notes.push_back(note);
+      break;
+    }
   r.memory = memory_fit(in.model, c, *gpu.spec, s);
   const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.weight_bytes_per_param);
   const auto& group = c.layout[0];

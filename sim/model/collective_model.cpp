@@ -101,11 +101,22 @@ std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piec
   return CalibratedPiece{e, p};
 }
 
+namespace {
+
+// How many GPUs of the communicator share `gpu`'s node: NCCL's default P2P level depends on it
+// on AMD hosts (config/p2p_policy.hpp).
+int local_gpus(const Topology& t, const std::vector<int>& group, int gpu) {
+  const int node = t.platform().gpu(gpu)->node;
+  return int(std::count_if(group.begin(), group.end(), [&](int g) { return t.platform().gpu(g)->node == node; }));
+}
+
+}  // namespace
+
 const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus) const {
   auto it = rings_.find(gpus);
   if (it != rings_.end()) return it->second;
   auto edge_cost = [&](int a, int b) {
-    const GpuPath& p = topology_.path(a, b);
+    const GpuPath& p = topology_.path(a, b, local_gpus(topology_, gpus, a));
     return 1.0 / (p.bottleneck_Bps * (p.staged ? STAGED_EFF : 1.0)) + p.latency_s * 1e-6;
   };
   auto ring_cost = [&](const std::vector<int>& r) {
@@ -164,7 +175,7 @@ std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gp
   if (gpus.size() < 2) return {};
   for (const auto& ring : rings(gpus))
     for (const auto& [a, b] : edges(CollectiveOp::all_reduce, ring))
-      for (const auto& leg : topology_.path(a, b).legs)
+      for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs)
         for (const auto& l : leg.links) used.insert(topology_.normalise(l));
   return {used.begin(), used.end()};
 }
@@ -212,7 +223,7 @@ double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vect
   std::vector<SolverFlow> flows;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring))
-      for (const auto& leg : topology_.path(a, b).legs) {
+      for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs) {
         SolverFlow f{per_ring, {}};
         for (const auto& l : leg.links) f.resources.push_back(resource_of(l));
         flows.push_back(std::move(f));
@@ -257,7 +268,7 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
   std::vector<SolverFlow> solver;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring))
-      for (const auto& leg : topology_.path(a, b).legs) {
+      for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs) {
         Flow f{leg, per_ring / efficiency};
         SolverFlow sf{f.bytes, {}};
         for (const auto& l : leg.links) sf.resources.push_back(resource_of(l));
@@ -291,7 +302,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   }
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
-      const GpuPath& p = topology_.path(a, b);
+      const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
       g.worst_class = std::max(g.worst_class, p.path_class);
       g.staged = g.staged || p.staged;
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;

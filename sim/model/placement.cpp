@@ -107,7 +107,7 @@ public:
           if (taken[i]) continue;
           double t = 0;
           for (int m : g) {
-            const GpuPath& path = cm_.topology().path(m, gpus_[i]);
+            const GpuPath& path = cm_.topology().path(m, gpus_[i], tp_);
             t = std::max(t, path.latency_s + prefill_ / path.bottleneck_Bps);
           }
           if (t < best_t) best_t = t, best = i;

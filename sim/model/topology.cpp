@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "config/p2p_policy.hpp"
 #include "util/error.hpp"
 
 namespace tpsim {
@@ -20,7 +21,7 @@ PathClass parse_path_class(const std::string& name) {
 }
 
 Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override)
-    : platform_(std::move(platform)), p2p_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override) {
+    : platform_(std::move(platform)), explicit_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override) {
   for (auto& l : platform_.links) {
     latency_added_.push_back(0);
     auto it = overrides.links.find(link_kind_name(l.kind));
@@ -28,7 +29,15 @@ Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const s
     if (it->second.bandwidth_Bps) l.bandwidth_Bps = *it->second.bandwidth_Bps;
     if (it->second.latency_s) latency_added_.back() = *it->second.latency_s - l.latency_s, l.latency_s = *it->second.latency_s;
   }
-  if (p2p_level_ != "OFF") parse_path_class(p2p_level_);  // validates
+  if (!explicit_level_.empty() && explicit_level_ != "OFF") parse_path_class(explicit_level_);  // validates
+}
+
+std::string Topology::p2p_level(int local_gpus) const {
+  return explicit_level_.empty() ? nccl_default_p2p_level(platform_.cpu_vendor, local_gpus) : explicit_level_;
+}
+
+std::string Topology::p2p_level_source() const {
+  return explicit_level_.empty() ? describe_p2p_default(platform_.cpu_vendor) : "";
 }
 
 DirectedLink Topology::normalise(DirectedLink l) const {
@@ -62,15 +71,34 @@ PathClass class_of(const PlatformDesc& p, const std::vector<RouteHop>& hops) {
 
 }  // namespace
 
-GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b) const {
+std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
+  if (!cpu_vendor_assumed() || group.size() < 2) return "";
+  for (std::size_t i = 0; i < group.size(); ++i)
+    for (std::size_t j = i + 1; j < group.size(); ++j) {
+      const GpuDesc* a = platform_.gpu(group[i]);
+      const GpuDesc* b = platform_.gpu(group[j]);
+      if (!a || !b || a->node != b->node) continue;
+      int local = 0;
+      for (int g : group) local += platform_.gpu(g) && platform_.gpu(g)->node == a->node;
+      const GpuPath& p = path(a->index, b->index, local);
+      if (local > 2 || p.path_class <= PathClass::PXB || p.path_class == PathClass::NET || !a->p2p || !b->p2p) continue;
+      return "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed PXB, as "
+             "on Intel, so GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" +
+             path_class_name(p.path_class) + ") is staged through host memory; on an AMD host NCCL uses P2P across SYS "
+             "for a communicator of at most 2 GPUs per node (paths.cc ncclTopoCheckP2p)";
+    }
+  return "";
+}
+
+GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b, const std::string& level) const {
   const auto direct = platform_.route(a.host, b.host);
   if (!direct)
     throw ValueError("GPU " + std::to_string(a.index) + " and GPU " + std::to_string(b.index) + " are not connected in " +
                      platform_.file + " (no route between " + a.host + " and " + b.host + ")");
   GpuPath path;
   path.path_class = class_of(platform_, *direct);
-  const bool p2p_off = p2p_level_ == "OFF";  // NCCL_P2P_DISABLE=1: even NVLink goes through host memory
-  const bool p2p_allowed = !p2p_off && a.p2p && b.p2p && path.path_class <= parse_path_class(p2p_level_);
+  const bool p2p_off = level == "OFF";  // NCCL_P2P_DISABLE=1: even NVLink goes through host memory
+  const bool p2p_allowed = !p2p_off && a.p2p && b.p2p && path.path_class <= parse_path_class(level);
   auto leg = [&](const std::string& s, const std::string& d, const std::vector<RouteHop>& hops) {
     Leg l{s, d, {}};
     for (const auto& h : hops) l.links.push_back({h.link, h.reverse});
@@ -99,13 +127,21 @@ GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b) const {
 }
 
 const GpuPath& Topology::path(int from_gpu, int to_gpu) const {
-  auto key = std::pair{from_gpu, to_gpu};
+  const GpuDesc* a = platform_.gpu(from_gpu);
+  int on_node = 0;
+  for (const auto& g : platform_.gpus) on_node += a && g.node == a->node;
+  return path(from_gpu, to_gpu, on_node);
+}
+
+const GpuPath& Topology::path(int from_gpu, int to_gpu, int local_gpus) const {
+  const std::string level = p2p_level(local_gpus);
+  auto key = std::tuple{from_gpu, to_gpu, level};
   auto it = paths_.find(key);
   if (it != paths_.end()) return it->second;
   const GpuDesc* a = platform_.gpu(from_gpu);
   const GpuDesc* b = platform_.gpu(to_gpu);
   if (!a || !b) throw ValueError("GPU " + std::to_string(a ? to_gpu : from_gpu) + " is not in " + platform_.file);
-  return paths_.emplace(key, build(*a, *b)).first->second;
+  return paths_.emplace(key, build(*a, *b, level)).first->second;
 }
 
 }  // namespace tpsim

@@ -5,6 +5,7 @@
 // and the SimGrid engine see the same numbers.
 #pragma once
 #include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -46,17 +47,30 @@ public:
   Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override);
 
   const PlatformDesc& platform() const { return platform_; }
-  // Path between two GPU indices; throws ValueError when they are not connected.
+  // Path between two GPU indices; throws ValueError when they are not connected. NCCL's default
+  // P2P level can depend on how many GPUs of the communicator share a node (AMD CPUs, see
+  // config/p2p_policy.hpp): `local_gpus` is that number; without it, every GPU of from_gpu's node.
   const GpuPath& path(int from_gpu, int to_gpu) const;
+  const GpuPath& path(int from_gpu, int to_gpu, int local_gpus) const;
+  // The level a communicator with `local_gpus` GPUs per node uses: "OFF", the scenario's or the
+  // platform's p2p_level, or NCCL's default for the platform's CPU vendor.
+  std::string p2p_level(int local_gpus) const;
+  // "" when the level is explicit; otherwise where the default comes from (describe_p2p_default).
+  std::string p2p_level_source() const;
+  // True when the level is NCCL's default and the platform does not say its CPU vendor.
+  bool cpu_vendor_assumed() const { return explicit_level_.empty() && platform_.cpu_vendor.empty(); }
+  // When the CPU vendor is assumed and it decides how `group` talks (a pair of at most 2 GPUs
+  // per node beyond PXB: P2P on AMD, staged on Intel), a note saying so; "" otherwise.
+  std::string cpu_vendor_note(const std::vector<int>& group) const;
   // Whether a directed link is shared by both directions (SHARED) or per direction (SPLITDUPLEX).
   DirectedLink normalise(DirectedLink l) const;
 
 private:
-  GpuPath build(const GpuDesc& a, const GpuDesc& b) const;
+  GpuPath build(const GpuDesc& a, const GpuDesc& b, const std::string& level) const;
   PlatformDesc platform_;
   std::vector<double> latency_added_;  // per link: scenario override minus the platform's latency
-  std::string p2p_level_;
-  mutable std::map<std::pair<int, int>, GpuPath> paths_;
+  std::string explicit_level_;         // "OFF", the scenario's or the platform's level; "" = NCCL's default
+  mutable std::map<std::tuple<int, int, std::string>, GpuPath> paths_;
 };
 
 }  // namespace tpsim

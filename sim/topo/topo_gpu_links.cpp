@@ -26,7 +26,7 @@ double pcie_rate(int generation) {
 }  // namespace
 
 GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
-  if (const GpuSpec* gpu = find_gpu(gpu_model)) {
+  if (const GpuSpec* gpu = find_gpu_any_name(gpu_model)) {
     GpuLinkSpec spec;
     spec.gpu_model = gpu->name;
     spec.nvlink_generation = gpu->nvlink_generation;
@@ -42,7 +42,7 @@ GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
     return spec;
   }
   auto names = gpu_names();
-  std::string hint = did_you_mean(gpu_model, names);
+  std::string hint = gpu_name_hint(gpu_model);
   if (hint.empty()) hint = fmt::format("; known models: {}", fmt::join(names, ", "));
   throw ValueError(fmt::format("unknown GPU model '{}'{}", gpu_model, hint));
 }

@@ -78,6 +78,11 @@ std::vector<Token> split_tokens(const std::string& line) {
   return tokens;
 }
 
+// "..." (or more dots, or the ellipsis character) where an author cut columns.
+bool is_ellipsis(const std::string& s) {
+  return s == "\xE2\x80\xA6" || (s.size() >= 3 && std::all_of(s.begin(), s.end(), [](char c) { return c == '.'; }));
+}
+
 bool all_digits(const std::string& s, std::size_t from) {
   return s.size() > from && s.size() - from <= 6 &&
          std::all_of(s.begin() + static_cast<long>(from), s.end(), is_digit);
@@ -174,6 +179,8 @@ private:
   [[noreturn]] void fail(int line, const Token& t, const std::string& msg) const { fail(line, t.col, msg); }
 
   void read_header(int line, const std::vector<Token>& toks);
+  void note_elided_header(int line, const Token& t, bool before_gpus);
+  void read_elided_row(int line, const std::vector<Token>& toks, std::size_t cut, int dev);
   void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
   void read_row(int line, const std::vector<Token>& toks, int line_length);
   void store_path(int line, const Token& t, int row, int col_device);
@@ -191,6 +198,9 @@ private:
   std::vector<Token> numa_token_;        // per GPU: its NUMA Affinity cell
   std::vector<int> numa_token_line_;
   int nic_numbered_ = 0;                 // NIC<n> columns seen
+  bool elided_ = false;                  // the header cuts columns with `...`
+  std::vector<std::string> dropped_;     // header columns after the `...`
+  std::vector<bool> affinity_elided_;    // per GPU: its row cut the affinity values
   std::map<std::string, int> legend_line_;
 };
 
@@ -262,6 +272,10 @@ void Reader::read_header(int line, const std::vector<Token>& toks) {
   for (; i < toks.size(); ++i) {
     const Token& t = toks[i];
     if (t.text == "CPU" || t.text == "NUMA" || t.text == "GPU") break;
+    if (is_ellipsis(t.text) || elided_) {
+      note_elided_header(line, t, gpus.empty());
+      continue;
+    }
     TopoDevice d{t.text, false, 0, "", line, t.col};
     if (auto g = numbered(t.text, "GPU")) {
       if (*g != static_cast<int>(gpus.size()))
@@ -312,6 +326,7 @@ void Reader::read_header(int line, const std::vector<Token>& toks) {
   m_.gpu_numa_id.assign(gpus.size(), -1);
   numa_token_.assign(gpus.size(), Token{});
   numa_token_line_.assign(gpus.size(), 0);
+  affinity_elided_.assign(gpus.size(), false);
 }
 
 // After the devices: `CPU Affinity`, `NUMA Affinity`, `GPU NUMA ID`, each optional, in this order.
@@ -322,6 +337,7 @@ void Reader::read_affinity_header(int line, const std::vector<Token>& toks, std:
   };
   static const std::vector<Phrase> phrases = {{{"CPU", "Affinity"}, Affinity::cpu},
                                               {{"NUMA", "Affinity"}, Affinity::numa},
+                                              {{"NUMA"}, Affinity::numa},  // condensed copies
                                               {{"GPU", "NUMA", "ID"}, Affinity::gpu_numa_id}};
   std::size_t next = 0;
   while (i < toks.size()) {
@@ -335,7 +351,7 @@ void Reader::read_affinity_header(int line, const std::vector<Token>& toks, std:
       affinity_.push_back(phrases[p].kind);
       affinity_names_.push_back(fmt::format("{}", fmt::join(words, " ")));
       i += words.size();
-      next = p + 1;
+      next = phrases[p].kind == Affinity::numa ? 3 : p + 1;
       matched = true;
     }
     if (!matched)
@@ -352,7 +368,11 @@ std::string Reader::column_summary() const {
 
 void Reader::read_row(int line, const std::vector<Token>& toks, int line_length) {
   const Token& label = toks[0];
+  if (is_ellipsis(label.text)) return;  // elided rows: the GPU rows must all be there (check_complete)
   auto found = device_by_label_.find(label.text);
+  if (found == device_by_label_.end() && elided_ &&
+      std::find(dropped_.begin(), dropped_.end(), label.text) != dropped_.end())
+    return;  // a row of a column the header cut
   if (found == device_by_label_.end()) {
     if (numbered(label.text, "GPU") || numbered(label.text, "NIC") || is_rdma_name(label.text)) {
       std::vector<std::string> names;
@@ -368,6 +388,8 @@ void Reader::read_row(int line, const std::vector<Token>& toks, int line_length)
     fail(line, label, fmt::format("second row for {} (the first is on line {})", label.text, row_line_[dev]));
   row_line_[dev] = line;
 
+  auto cut = std::find_if(toks.begin() + 1, toks.end(), [](const Token& t) { return is_ellipsis(t.text); });
+  if (cut != toks.end()) return read_elided_row(line, toks, static_cast<std::size_t>(cut - toks.begin()), dev);
   bool gpu = m_.devices[dev].is_gpu;
   std::size_t want = 1 + column_device_.size() + (gpu ? affinity_.size() : 0);
   if (toks.size() != want) {
@@ -380,6 +402,54 @@ void Reader::read_row(int line, const std::vector<Token>& toks, int line_length)
   }
   for (std::size_t c = 0; c < column_device_.size(); ++c) store_path(line, toks[1 + c], dev, column_device_[c]);
   if (gpu) read_gpu_affinity(line, toks, 1 + column_device_.size(), dev);
+}
+
+// The header's first `...`: everything after it up to the affinity columns is dropped.
+void Reader::note_elided_header(int line, const Token& t, bool before_gpus) {
+  if (before_gpus) fail(line, t, "the header elides columns before any GPU column; tpsim needs every GPU column");
+  if (numbered(t.text, "GPU"))
+    fail(line, t, fmt::format("the header elides GPU columns with '...' ({} appears after it); tpsim needs the path of "
+                              "every GPU pair: paste the whole `nvidia-smi topo -m` output", t.text));
+  if (!elided_)
+    m_.notes.push_back(format_note(Location{m_.file, line, t.col},
+                                   "the header elides columns with '...': the GPU x GPU block is complete; the NIC columns "
+                                   "after it are not read, and a GPU row that elides its affinity values gets its NUMA "
+                                   "node from the path codes"));
+  elided_ = true;
+  if (is_ellipsis(t.text)) return;
+  if (!numbered(t.text, "NIC") && !is_rdma_name(t.text))
+    fail(line, t, fmt::format("unknown column '{}' after '...' in the header; expected NIC<n> or an RDMA device such as "
+                              "mlx5_0, then 'CPU Affinity'", shown(t.text)));
+  dropped_.push_back(t.text);
+}
+
+// A row with `...` at toks[cut]: the entries before it are the first columns in header order
+// (all GPU columns at least); the entries after it end in the affinity values, or give none.
+void Reader::read_elided_row(int line, const std::vector<Token>& toks, std::size_t cut, int dev) {
+  const std::string& label = toks[0].text;
+  const std::size_t before = cut - 1, after = toks.size() - cut - 1;
+  if (before < static_cast<std::size_t>(m_.gpu_count) || before > column_device_.size())
+    fail(line, toks[cut], fmt::format("row {} gives {} entries before '...'; tpsim needs its {} GPU entries (and at most "
+                                      "the {} columns of the header) before the cut", label, before, m_.gpu_count,
+                                      column_device_.size()));
+  if (!elided_) {
+    m_.notes.push_back(format_note(Location{m_.file, line, toks[cut].col},
+                                   "rows elide columns with '...': the GPU x GPU block is complete; the entries cut are "
+                                   "not read"));
+    elided_ = true;
+  }
+  for (std::size_t c = 0; c < before; ++c) store_path(line, toks[1 + c], dev, column_device_[c]);
+  if (!m_.devices[dev].is_gpu) return;
+  if (after == 0 || affinity_.empty()) {
+    affinity_elided_[dev] = true;
+    numa_token_[dev] = toks[cut];
+    numa_token_line_[dev] = line;
+    return;
+  }
+  if (after < affinity_.size())
+    fail(line, toks[cut], fmt::format("row {} gives {} entries after '...', fewer than the {} affinity columns of the "
+                                      "header", label, after, affinity_.size()));
+  read_gpu_affinity(line, toks, toks.size() - affinity_.size(), dev);
 }
 
 void Reader::store_path(int line, const Token& t, int row, int col_device) {
@@ -473,8 +543,8 @@ void Reader::check_complete(int end_line) {
     for (int g = 0; g < m_.gpu_count; ++g)
       if (m_.numa_node[g] < 0)
         fail(numa_token_line_[g], numa_token_[g],
-             fmt::format("NUMA Affinity of GPU{} is N/A while other GPUs give a NUMA node; tpsim cannot tell "
-                         "which CPU socket GPU{} hangs off", g, g));
+             fmt::format("NUMA Affinity of GPU{} is {} while other GPUs give a NUMA node; tpsim cannot tell "
+                         "which CPU socket GPU{} hangs off", g, affinity_elided_[g] ? "elided with '...'" : "N/A", g));
   }
 }
 

@@ -60,13 +60,20 @@ struct TopoMatrix {
   std::vector<int> numa_node;             // -1 when N/A or without the column
   std::vector<int> gpu_numa_id;           // the `GPU NUMA ID` column; -1 when N/A or absent
 
+  // Located notes ("file:line:col: note: ...") on what the file left out and what was assumed:
+  // columns elided with `...` (NIC paths not read, affinity left to the path codes).
+  std::vector<std::string> notes;
+
   int nic_count() const { return static_cast<int>(devices.size()) - gpu_count; }
   std::vector<std::string> nic_names() const;  // header labels of the NICs, in order
   const PathEntry& path(int a, int b) const { return paths.at(a).at(b); }
 };
 
 // Parses the output of `nvidia-smi topo -m` (tabs or spaces, with or without the terminal's
-// underline escapes, with or without the legend). `file` is used in error locations only.
+// underline escapes, with or without the legend). Copies that elide columns with `...` are read
+// when every GPU-GPU entry is there: the header's columns after `...` are dropped, a row's
+// entries before its `...` fill the columns in header order and the entries after it end in the
+// affinity values (or give none); `NUMA` alone is read as `NUMA Affinity` (condensed copies). `file` is used in error locations only.
 // Anything it does not understand, a matrix with missing GPU rows, and an inconsistent matrix are
 // InputErrors located at the offending cell (1-based line and column).
 TopoMatrix parse_topo_matrix(const std::string& text, const std::string& file);

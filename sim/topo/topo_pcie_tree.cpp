@@ -81,10 +81,23 @@ std::string numa_contradiction(const TopoMatrix& m, const std::vector<int>& numa
   return "";
 }
 
+// Union-find over group ids, for joining groups the CPU Affinity column puts on one socket.
+int root(std::vector<int>& parent, int g) {
+  while (parent[g] != g) g = parent[g] = parent[parent[g]];
+  return g;
+}
+
+bool usable_affinity(const TopoMatrix& m, int gpu) {
+  return !m.cpu_affinity[gpu].empty() && m.cpu_affinity[gpu] != "N/A";
+}
+
 // NUMA nodes from the path codes (the NUMA Affinity column is N/A, absent, or contradicts them):
 // devices joined by paths below SYS share a node; two such groups are on different nodes when a
-// given entry between them says SYS, and when none does, the matrix does not tell.
-std::vector<int> infer_numa(const TopoMatrix& m) {
+// given entry between them says SYS. When none does (NV# pairs, whose PCIe path nvidia-smi does
+// not print), the CPU Affinity column decides: GPUs with the same CPU list hang off one socket,
+// GPUs with different lists off different ones (a DGX-1: 0-19,40-59 against 20-39,60-79). The
+// codes win where both speak (published matrices give every GPU the same list across SYS).
+std::vector<int> infer_numa(const TopoMatrix& m, bool& used_cpu_affinity) {
   bool any_sys = false;
   for (const auto& row : m.paths)
     for (const auto& e : row) any_sys = any_sys || (e.given && e.code == PathCode::SYS);
@@ -94,25 +107,40 @@ std::vector<int> infer_numa(const TopoMatrix& m) {
   close_minimax(d);  // an ultrametric: "below SYS" is an equivalence
   const int n = static_cast<int>(m.devices.size());
   std::vector<int> group(n, -1);
-  for (int a = 0, next = 0; a < n; ++a) {
+  int groups = 0;
+  for (int a = 0; a < n; ++a) {
     if (group[a] >= 0) continue;
     for (int b = a; b < n; ++b)
-      if (d[a][b] < SYS) group[b] = next;
-    ++next;
+      if (d[a][b] < SYS) group[b] = groups;
+    ++groups;
   }
   std::set<std::pair<int, int>> apart;
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < n; ++b)
       if (m.path(a, b).given && m.path(a, b).code == PathCode::SYS) apart.insert({group[a], group[b]});
+  std::vector<int> parent(groups);
+  for (int g = 0; g < groups; ++g) parent[g] = g;
+  auto is_apart = [&](int ga, int gb) {
+    for (const auto& [x, y] : apart)
+      if (root(parent, x) == root(parent, ga) && root(parent, y) == root(parent, gb)) return true;
+    return false;
+  };
   for (int a = 0; a < m.gpu_count; ++a)
-    for (int b = a + 1; b < m.gpu_count; ++b)
-      if (group[a] != group[b] && !apart.count({group[a], group[b]}))
+    for (int b = a + 1; b < m.gpu_count; ++b) {
+      if (root(parent, group[a]) == root(parent, group[b]) || is_apart(group[a], group[b])) continue;
+      if (!usable_affinity(m, a) || !usable_affinity(m, b))
         fail_at(m, m.path(a, b),
                 fmt::format("cannot tell whether GPU{} and GPU{} share a NUMA node: nvidia-smi prints {} for them, "
-                            "not a PCIe path, the other entries leave it open, and the NUMA Affinity column is N/A",
+                            "not a PCIe path, the other entries leave it open, and the NUMA and CPU Affinity columns "
+                            "are N/A or absent",
                             a, b, m.path(a, b).text()));
+      used_cpu_affinity = true;
+      if (m.cpu_affinity[a] == m.cpu_affinity[b]) parent[root(parent, group[a])] = root(parent, group[b]);
+      else apart.insert({group[a], group[b]});
+    }
   std::map<int, int> node_of_group;
-  for (int g = 0; g < m.gpu_count; ++g) numa[g] = node_of_group.try_emplace(group[g], int(node_of_group.size())).first->second;
+  for (int g = 0; g < m.gpu_count; ++g)
+    numa[g] = node_of_group.try_emplace(root(parent, group[g]), int(node_of_group.size())).first->second;
   return numa;
 }
 
@@ -184,7 +212,7 @@ PcieTree infer_pcie_tree(const TopoMatrix& m) {
   bool known = !gpu_numa.empty() && std::all_of(gpu_numa.begin(), gpu_numa.end(), [](int x) { return x >= 0; });
   if (known) tree.numa_note = numa_contradiction(m, gpu_numa);
   if (!known || !tree.numa_note.empty()) {
-    gpu_numa = infer_numa(m);
+    gpu_numa = infer_numa(m, tree.numa_from_cpu_affinity);
     tree.numa_inferred = true;
   }
   std::set<int> seen(gpu_numa.begin(), gpu_numa.end());

@@ -14,8 +14,9 @@
 // two devices only where the matrix forces it: it never invents a shared switch.
 //
 // When the NUMA Affinity column is N/A (or absent): with no SYS entry at all there is one NUMA
-// node; otherwise the nodes are the classes "closer than SYS", and an NV# pair whose placement
-// that leaves open is an error.
+// node; otherwise the nodes are the classes "closer than SYS"; an NV# pair whose placement that
+// leaves open takes it from the CPU Affinity column (same CPU list, same socket), and is an error
+// when that column is absent too.
 //
 // Entries that contradict each other (d(a,b) given larger than a path through c allows, or a code
 // that disagrees with the NUMA nodes) are InputErrors located at the entry.
@@ -45,6 +46,7 @@ struct PcieTree {
   std::vector<HostBridge> host_bridges;
   std::vector<int> numa_nodes;  // NUMA nodes seen, ascending
   bool numa_inferred = false;   // the NUMA Affinity column was N/A, absent or contradicted by the codes
+  bool numa_from_cpu_affinity = false;  // inferred nodes needed the CPU Affinity column (NV# pairs)
   std::string numa_note;        // "file:line:col: ..." where the column contradicts the codes; "" otherwise
 
   // Per device (-1: none). A NIC that is SYS from every GPU has no known NUMA node; it then has

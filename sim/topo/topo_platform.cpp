@@ -92,13 +92,14 @@ struct Hop {
 
 class PlatformWriter {
 public:
-  PlatformWriter(const TopoMatrix& m, const GpuLinkSpec& spec)
-      : m_(m), spec_(spec), tree_(infer_pcie_tree(m)), port_(nvswitch_ports(m, spec)) {}
+  PlatformWriter(const TopoMatrix& m, const GpuLinkSpec& spec, std::string cpu_vendor)
+      : m_(m), spec_(spec), cpu_vendor_(std::move(cpu_vendor)), tree_(infer_pcie_tree(m)), port_(nvswitch_ports(m, spec)) {}
 
   std::string write() {
     out_ = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
     write_comment();
     out_ += "<platform version=\"4.1\">\n  <zone id=\"box\" routing=\"Full\">\n";
+    if (!cpu_vendor_.empty()) prop("    ", "cpu_vendor", cpu_vendor_);
     write_hosts();
     write_links();
     write_routes();
@@ -139,6 +140,7 @@ private:
 
   const TopoMatrix& m_;
   const GpuLinkSpec& spec_;
+  std::string cpu_vendor_;
   PcieTree tree_;
   std::vector<int> port_;
   std::string out_;
@@ -154,6 +156,7 @@ void PlatformWriter::write_comment() {
                               m_.file, spec_.gpu_model));
   lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}{}.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
                               !tree_.numa_note.empty() ? " (inferred from the SYS entries, which the NUMA Affinity column contradicts)"
+                              : tree_.numa_from_cpu_affinity ? " (no NUMA Affinity: nodes inferred from the SYS entries and the CPU Affinity column)"
                               : tree_.numa_inferred   ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)"
                                                       : "",
                               m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
@@ -183,6 +186,10 @@ void PlatformWriter::write_comment() {
   lines.push_back(fmt::format("  p2p={}: {}; `nvidia-smi topo -p2p r` tells.", spec_.p2p ? "yes" : "no",
                               spec_.p2p ? "assumed supported" : "the stock driver reports no PCIe P2P on this board"));
   lines.push_back("  Host speed: dense bf16 datasheet peak.");
+  lines.push_back(cpu_vendor_.empty()
+                      ? "  CPU vendor not given (the import's cpu option): NCCL's default P2P level is taken as PXB, as on Intel."
+                      : fmt::format("  cpu_vendor={} (the import's cpu option): NCCL's default P2P level follows it (paths.cc ncclTopoCheckP2p).",
+                                    cpu_vendor_));
   if (m_.nic_count() > 0)
     lines.push_back(fmt::format("  NICs: nic links record the device and its PCIe attachment only; NIC speed is not in "
                                 "the matrix ({} assumed); no route uses them (no network beyond this box).",
@@ -323,6 +330,8 @@ void PlatformWriter::write_routes() {
 
 }  // namespace
 
-std::string platform_xml(const TopoMatrix& m, const GpuLinkSpec& spec) { return PlatformWriter(m, spec).write(); }
+std::string platform_xml(const TopoMatrix& m, const GpuLinkSpec& spec, const std::string& cpu_vendor) {
+  return PlatformWriter(m, spec, cpu_vendor).write();
+}
 
 }  // namespace tpsim

@@ -26,6 +26,8 @@ namespace tpsim {
 // Throws InputError, located at the matrix cell in m.file, when the matrix and the GPU model
 // disagree: NV# on a GPU without NVLink, NV# above the GPU's link count, or an NVSwitch fabric
 // (NV# entries adding up to more links than one GPU has) in which some pair is not NV# alike.
-std::string platform_xml(const TopoMatrix& m, const GpuLinkSpec& spec);
+// `cpu_vendor` (one of cpu_vendor_names(), or "" when not given) is written as the zone's
+// cpu_vendor property, which NCCL's default P2P level follows (config/p2p_policy.hpp).
+std::string platform_xml(const TopoMatrix& m, const GpuLinkSpec& spec, const std::string& cpu_vendor = "");
 
 }  // namespace tpsim

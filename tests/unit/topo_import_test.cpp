@@ -8,6 +8,7 @@
 #include <pugixml.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -190,7 +191,8 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
                        "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, "
                        "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, H20-96GB, "
-                       "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L4-24GB, A10-24GB, T4-16GB, RTXA6000-48GB, RTXA5000-24GB, "
+                       "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L4-24GB, A10-24GB, T4-16GB, "
+                       "RTXA6000-48GB, RTXA5000-24GB, "
                        "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
 }
@@ -322,7 +324,23 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xrtxa5000-pcie-switch-pxb-pix-2nic.txt", "RTXA5000-24GB"},
       {"8xrtxa6000-nv4-bridge-pairs-2nic.txt", "RTXA6000-48GB"},
       {"8xv100-dgx1-hybrid-cube-4nic.txt", "V100-SXM2-32GB"},
+      // Added for issue 11 (sidecars name the source; H800 and A800 have no row: their H100/A100
+      // boards stand in, the NV8 entries then describe a fabric of 8-link ports).
+      {"8xh800-nv8-11nic-2socket-phb.txt", "H100-SXM5-80GB"},
+      {"8xh800-nv8-9nic-bond-node.txt", "H100-SXM5-80GB"},
+      {"8xa800-nv8-4nic-2socket.txt", "A100-SXM4-80GB"},
+      {"8xv100-sxm2-hybrid-cube-numa.txt", "V100-SXM2-32GB"},
+      {"8xv100-dgx1-cpu-affinity-only.txt", "V100-SXM2-32GB"},
+      {"4xv100-nv2-nv1-2socket-tabs.txt", "V100-SXM2-32GB"},
+      {"5xrtx4090-sys-phb-node.txt", "RTX4090-24GB"},
+      {"8xh100-dgx-condensed-numa-column.txt", "H100-SXM5-80GB"},
   };
+  // Every matrix in the folder is listed above (the incomplete one is the refusal below).
+  for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".txt" || name.find(".source.") != std::string::npos) continue;
+    CHECK_MESSAGE((gpu_of.count(name) || name == "8xh100-nv18-13nic-first-row-only.txt"), name << " is not imported");
+  }
   for (const auto& entry : gpu_of) {
     const std::string& file = entry.first;
     CAPTURE(file);
@@ -414,13 +432,23 @@ TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
   CHECK(tree.numa == std::vector<int>{0, 0, 1});
   check_platform(two, "L40S-48GB");
 
+  // NV12 pairs print no PCIe path: the CPU Affinity column puts each pair on its socket.
+  TopoMatrix pairs = parse_topo_matrix("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+                                       "GPU0\t X \tNV12\tSYS\tSYS\t0-31\tN/A\n"
+                                       "GPU1\tNV12\t X \tSYS\tSYS\t0-31\tN/A\n"
+                                       "GPU2\tSYS\tSYS\t X \tNV12\t32-63\tN/A\n"
+                                       "GPU3\tSYS\tSYS\tNV12\t X \t32-63\tN/A\n",
+                                       "topo.txt");
+  CHECK(infer_pcie_tree(pairs).numa == std::vector<int>{0, 0, 1, 1});
+  CHECK(infer_pcie_tree(pairs).numa_from_cpu_affinity);
+  // Without a usable CPU Affinity either, the socket of an NV# pair is not in the file.
   CHECK(parse_error("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
-                    "GPU0\t X \tNV12\tSYS\tSYS\t0-31\tN/A\n"
-                    "GPU1\tNV12\t X \tSYS\tSYS\t0-31\tN/A\n"
-                    "GPU2\tSYS\tSYS\t X \tNV12\t32-63\tN/A\n"
-                    "GPU3\tSYS\tSYS\tNV12\t X \t32-63\tN/A\n") ==
+                    "GPU0\t X \tNV12\tSYS\tSYS\tN/A\tN/A\n"
+                    "GPU1\tNV12\t X \tSYS\tSYS\tN/A\tN/A\n"
+                    "GPU2\tSYS\tSYS\t X \tNV12\tN/A\tN/A\n"
+                    "GPU3\tSYS\tSYS\tNV12\t X \tN/A\tN/A\n") ==
         "topo.txt:2:10: error: cannot tell whether GPU0 and GPU1 share a NUMA node: nvidia-smi prints NV12 for them, "
-        "not a PCIe path, the other entries leave it open, and the NUMA Affinity column is N/A");
+        "not a PCIe path, the other entries leave it open, and the NUMA and CPU Affinity columns are N/A or absent");
 }
 
 TEST_CASE("malformed matrices are located errors with exact text") {

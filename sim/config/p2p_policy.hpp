@@ -1,0 +1,34 @@
+// NCCL's P2P level and the CPU vendor it depends on: the names a platform or scenario may write,
+// and the default level NCCL picks when NCCL_P2P_LEVEL is not set.
+//
+// NCCL src/graph/paths.cc, ncclTopoCheckP2p() (2.23.4 and later, unchanged to 2.30):
+//   int p2pLevel = PATH_PXB;                       // "don't use P2P across CPU Host Bridges"
+//   if (arch == X86 && vendor == AMD && system->nodes[GPU].count <= 2) p2pLevel = PATH_SYS;
+//   ncclGetUserP2pLevel(&p2pLevel);                // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE win
+// nodes[GPU] holds the communicator's GPUs on this host (topo.cc: "Detect only the GPU managed by
+// this process. We'll get any others through XML fusion"), so on AMD a 2-GPU communicator uses
+// P2P across SYS and a larger one stops at PXB. NCCL 2.9-2.22 started from PATH_SYS and lowered
+// it to PXB on Intel, ARM and Zhaoxin CPUs only: AMD then used SYS at any GPU count; write
+// `p2p_level` to reproduce that.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tpsim {
+
+// "NVL", "PIX", "PXB", "PHB", "SYS": the values of a platform's `p2p_level` and of a scenario's
+// `collectives: p2p_level` (NCCL_P2P_LEVEL; NODE is PHB to NCCL).
+const std::vector<std::string>& p2p_level_names();
+
+// "amd", "intel", "arm", "power", "zhaoxin": the values of a platform's `cpu_vendor`.
+const std::vector<std::string>& cpu_vendor_names();
+
+// NCCL's default level for a communicator with `local_gpus` GPUs on one host. `cpu_vendor` is
+// one of cpu_vendor_names(), or "" when unknown (then Intel's PXB, tpsim's default before it read
+// the vendor).
+std::string nccl_default_p2p_level(const std::string& cpu_vendor, int local_gpus);
+
+// One line for reports: where the level comes from, e.g. "PXB (NCCL's default on intel CPUs)".
+std::string describe_p2p_default(const std::string& cpu_vendor);
+
+}  // namespace tpsim

@@ -1,0 +1,145 @@
+// NCCL's P2P level follows the CPU vendor (config/p2p_policy.hpp, NCCL paths.cc
+// ncclTopoCheckP2p): `tpsim topo import --cpu` writes the vendor, the platform reader validates it
+// and p2p_level, and the topology stages or not a pair beyond PXB by the communicator's size.
+// Also: `--gpu` accepts the names nvidia-smi prints, and the GPU table's new rows.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../scratch_dir.hpp"
+#include "config/gpu_catalog.hpp"
+#include "config/p2p_policy.hpp"
+#include "config/platform_file.hpp"
+#include "model/topology.hpp"
+#include "topo/topo_gpu_links.hpp"
+#include "topo/topo_matrix.hpp"
+#include "topo/topo_platform.hpp"
+#include "util/error.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+std::string read_text(const std::string& name) {
+  std::ifstream in(std::string(TPSIM_SOURCE_DIR "/tests/data/topo/") + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The design exercise (NV12 0-1 and 2-3, SYS between the pairs) imported with a CPU vendor.
+PlatformDesc exercise(const std::string& cpu_vendor) {
+  const std::string name = "4gpu-nv12-pairs-sys-design-exercise.txt";
+  const TopoMatrix m = parse_topo_matrix(read_text(name), name);
+  const auto path = test::scratch_dir() / ("exercise-" + (cpu_vendor.empty() ? std::string("none") : cpu_vendor) + ".xml");
+  std::ofstream(path) << platform_xml(m, gpu_link_spec("A100-SXM4-80GB"), cpu_vendor);
+  return load_platform_file(path.string());
+}
+
+std::string load_error(const std::string& zone_prop) {
+  const auto path = test::scratch_dir() / "prop.xml";
+  std::ofstream(path) << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                         "<platform version=\"4.1\">\n  <zone id=\"box\" routing=\"Full\">\n    "
+                      << zone_prop
+                      << "\n    <host id=\"gpu0\" speed=\"312Tf\"><prop id=\"gpu_model\" value=\"A100-SXM4-80GB\"/>"
+                         "<prop id=\"index\" value=\"0\"/></host>\n  </zone>\n</platform>\n";
+  try {
+    load_platform_file(path.string());
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    return msg.substr(msg.find(':') + 1);  // without the scratch folder's name
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("NCCL's default P2P level: SYS on AMD for at most 2 GPUs per node, PXB otherwise") {
+  // paths.cc: p2pLevel = PATH_PXB; AMD x86 and nodes[GPU].count <= 2 -> PATH_SYS.
+  CHECK(nccl_default_p2p_level("amd", 2) == "SYS");
+  CHECK(nccl_default_p2p_level("amd", 1) == "SYS");
+  CHECK(nccl_default_p2p_level("amd", 3) == "PXB");
+  CHECK(nccl_default_p2p_level("intel", 2) == "PXB");
+  CHECK(nccl_default_p2p_level("arm", 2) == "PXB");
+  CHECK(nccl_default_p2p_level("", 2) == "PXB");  // not said: today's default, Intel's
+}
+
+TEST_CASE("topo import --cpu writes cpu_vendor and the SYS pair follows NCCL's rule") {
+  const PlatformDesc amd = exercise("amd");
+  CHECK(amd.cpu_vendor == "amd");
+  CHECK(amd.p2p_level.empty());
+  const Topology on_amd(amd, {}, "");
+  // GPU1-GPU2 is SYS: P2P for a 2-GPU communicator on AMD, staged for the whole box (4 GPUs).
+  CHECK(on_amd.path(1, 2, 2).path_class == PathClass::SYS);
+  CHECK_FALSE(on_amd.path(1, 2, 2).staged);
+  CHECK(on_amd.path(1, 2, 4).staged);
+  CHECK(on_amd.path(1, 2).staged);  // without a group size: every GPU of the node
+  CHECK(on_amd.cpu_vendor_note({1, 2}).empty());
+
+  const Topology on_intel(exercise("intel"), {}, "");
+  CHECK(on_intel.path(1, 2, 2).staged);
+  CHECK(on_intel.cpu_vendor_note({1, 2}).empty());
+
+  // Not said: Intel's PXB, and the run says what it assumed where it matters (a 2-GPU group
+  // across SYS); an NVLink pair or a 4-GPU group is the same on both vendors: no note.
+  const Topology unknown(exercise(""), {}, "");
+  CHECK(unknown.path(1, 2, 2).staged);
+  CHECK(unknown.cpu_vendor_note({1, 2}) ==
+        "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed PXB, as on "
+        "Intel, so GPU 1 - GPU 2 (SYS) is staged through host memory; on an AMD host NCCL uses P2P across SYS for a "
+        "communicator of at most 2 GPUs per node (paths.cc ncclTopoCheckP2p)");
+  CHECK(unknown.cpu_vendor_note({0, 1}).empty());
+  CHECK(unknown.cpu_vendor_note({0, 1, 2, 3}).empty());
+
+  // An explicit level (scenario or platform) wins over the vendor: NCCL_P2P_LEVEL.
+  const Topology forced(amd, {}, "PXB");
+  CHECK(forced.path(1, 2, 2).staged);
+  CHECK(Topology(amd, {}, "OFF").path(0, 1, 2).staged);  // p2p: off stages even NVLink
+}
+
+TEST_CASE("p2p_level and cpu_vendor are validated with a located error and a did-you-mean") {
+  CHECK(load_error("<prop id=\"p2p_level\" value=\"PXBB\"/>") ==
+        "5:6: error: p2p_level 'PXBB' is not one of NVL, PIX, PXB, PHB or SYS; did you mean 'PXB'?");
+  CHECK(load_error("<prop id=\"p2p_level\" value=\"NODE\"/>") ==
+        "5:6: error: p2p_level 'NODE' is not one of NVL, PIX, PXB, PHB or SYS");
+  CHECK(load_error("<prop id=\"cpu_vendor\" value=\"amdd\"/>") ==
+        "5:6: error: cpu_vendor 'amdd' is not one of amd, intel, arm, power or zhaoxin; did you mean 'amd'?");
+  CHECK(load_error("<prop id=\"cpu_vendor\" value=\"intel\"/>") == "no error");
+}
+
+TEST_CASE("--gpu takes the names nvidia-smi prints, case-insensitively") {
+  // nvidia-smi --query-gpu=name -> tpsim's row.
+  CHECK(gpu_link_spec("NVIDIA A100 80GB PCIe").gpu_model == "A100-PCIe-80GB");
+  CHECK(gpu_link_spec("Tesla V100-SXM2-32GB").gpu_model == "V100-SXM2-32GB");
+  CHECK(gpu_link_spec("NVIDIA GeForce RTX 4090").gpu_model == "RTX4090-24GB");
+  CHECK(gpu_link_spec("NVIDIA A40").gpu_model == "A40-48GB");
+  CHECK(gpu_link_spec("NVIDIA H100 80GB HBM3").gpu_model == "H100-SXM5-80GB");
+  CHECK(gpu_link_spec("nvidia l40s").gpu_model == "L40S-48GB");
+  CHECK(gpu_link_spec("a100-sxm4-80gb").gpu_model == "A100-SXM4-80GB");  // tpsim's own, any case
+  CHECK(normalise_gpu_name("NVIDIA GeForce RTX 2080 Ti") == "rtx2080ti");
+  // An unknown name's hint is the nearest normalised name, never an unrelated one.
+  CHECK_THROWS_WITH_AS(gpu_link_spec("Tesla V100-SXM2-16GB"),
+                       "unknown GPU model 'Tesla V100-SXM2-16GB'; did you mean 'V100-SXM2-32GB'?",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(gpu_link_spec("NVIDIA GeForce RTX 3090"),
+                       "unknown GPU model 'NVIDIA GeForce RTX 3090'; did you mean 'RTX4090-24GB' (nvidia-smi: NVIDIA "
+                       "GeForce RTX 4090)?",
+                       ValueError);
+}
+
+TEST_CASE("GPU table rows from datasheets: A40 and L40") {
+  // A40 datasheet: 48 GB GDDR6 at 696 GB/s, BF16 149.7 TFLOPS dense, NVLink bridge 112.5 GB/s
+  // both ways over 4 links -> 14.0625 GB/s per link and direction.
+  const GpuSpec& a40 = *find_gpu("A40-48GB");
+  CHECK(a40.hbm_peak_Bps == doctest::Approx(696e9));
+  CHECK(a40.bf16_peak_flops == doctest::Approx(149.7e12));
+  CHECK(gpu_link_spec("A40-48GB").nvlink_bw_Bps * 4 * 2 == doctest::Approx(112.5e9));
+  // L40 datasheet: 864 GB/s, BF16 181.05 TFLOPS dense, no NVLink, PCIe Gen4 (24 GB/s achievable).
+  const GpuSpec& l40 = *find_gpu("L40-48GB");
+  CHECK(l40.bf16_peak_flops == doctest::Approx(181.05e12));
+  CHECK(gpu_link_spec("L40-48GB").nvlinks_per_gpu == 0);
+  CHECK(gpu_link_spec("L40-48GB").pcie_bw_Bps == doctest::Approx(24e9));
+}
