@@ -17,6 +17,7 @@ Files written:
   2x_dgx_h100_ib.xml                   2 DGX H100 nodes, 8x 400 Gb/s InfiniBand each (zones)
   16x_dgx_h100_ib.xml                  16 DGX H100 nodes (zones)
   128x_dgx_h100_ib.xml                 128 DGX H100 nodes = 1,024 GPUs (zones)
+  oci_2x_a100_40gb_roce.xml            2x OCI BM.GPU4.8, 8x A100 40GB each, 16x 100 Gb/s RoCE per node
 """
 
 import argparse
@@ -420,6 +421,68 @@ def dgx_h100_cluster(nodes):
     return x.text()
 
 
+# ---------------------------------------------------------------------------------------------
+# 7. 2x OCI BM.GPU4.8 on RoCE (the machine of calibrate/recorded/oci-2x-bm-gpu4-8-16xa100-40gb-roce.log)
+
+def oci_2x_a100():
+    model, speed = "A100-SXM4-40GB", "312Tf"
+    x = Xml([
+        "2x OCI BM.GPU4.8: 8x A100-SXM4-40GB per node on NVSwitch (NVLink3, 12 links x 25 GB/s =",
+        "300 GB/s per direction per GPU, one nvswitch port link per GPU, SPLITDUPLEX, 0.5us);",
+        "PCIe Gen4 x16 lanes 24 GB/s sustained per direction; GPUs 0-3 of a node on its first socket,",
+        "4-7 on its second (host bridges 48 GB/s, SHARED). Machine of",
+        "calibrate/recorded/oci-2x-bm-gpu4-8-16xa100-40gb-roce.log.",
+        "Between nodes: RDMA over RoCEv2 (OCI cluster network), 1.6 Tb/s per node as 16 x 100 Gb/s",
+        "ports, i.e. two ports per GPU. Sources: OCI's Block Volume Performance page, table 'Bare",
+        "Metal Shapes' (docs.oracle.com/en-us/iaas/Content/Block/Concepts/blockvolumeperformance.htm,",
+        "updated 2024-07-19): BM.GPU4.8 'Max Network Bandwidth 1 x 50 Gbps, 8 x 200 Gbps RDMA'; and",
+        "Oracle's tutorial that recorded the log (github oracle-japan/ocitutorials,",
+        "tutorials/_hpc/spinup-gpu-cluster.md): '1.6 Tbps (100 Gbps x 16)' RDMA interfaces, run with",
+        "NCCL_IB_HCA listing 16 mlx5 ports.",
+        "Each GPU's two 100 Gb/s ports are one link nic<g> (kind nic, 200Gbps = 25 GB/s per direction,",
+        "SPLITDUPLEX, 1us): a route is one path, so two parallel ports are modelled as their sum.",
+        "Each node's 16 ports go into a leaf, modelled as one uplink leaf<k> per node (fabric,",
+        "SPLITDUPLEX, 16 x 12.5 GB/s = 200 GB/s per direction: non-blocking; 1us).",
+        "A GPU in node a reaches a GPU in node b over pcie UP, nic UP, leaf<a> UP, leaf<b> DOWN,",
+        "nic DOWN, pcie DOWN.",
+        "Assumptions: the GPU-NIC path crosses the GPU's PCIe lane (24 GB/s, so a GPU's RoCE traffic",
+        "is capped by it, just under its 25 GB/s of ports); fabric latencies 1us per hop; latencies",
+        "are physical hops (NCCL protocol costs come from the calibration).",
+        "Written by platforms/generate.py.",
+    ])
+    nodes, per = 2, 8
+    gpus = range(nodes * per)
+    node_of = lambda g: g // per
+    socket_of = lambda g: g // 4
+    x.open('<zone id="cluster" routing="Full">')
+    cpu_hosts(x, range(2 * nodes))
+    for g in gpus:
+        x.host("gpu%d" % g, speed, gpu_props(model, g, "cpu%d" % socket_of(g), node=node_of(g)))
+    for g in gpus:
+        x.link("nvsw%d" % g, "300GBps", "0.5us", "nvswitch", True)
+    for g in gpus:
+        x.link("pcie%d" % g, "24GBps", "1us", "pcie", True)
+    for g in gpus:
+        x.link("nic%d" % g, "200Gbps", "1us", "nic", True)
+    for k in range(nodes):
+        x.link("leaf%d" % k, "200GBps", "1us", "fabric", True)
+    for s in range(2 * nodes):
+        x.link("hb%d" % s, "48GBps", "0.5us", "host_bridge", False)
+    for a in gpus:
+        for b in gpus:
+            if b <= a:
+                continue
+            if node_of(a) == node_of(b):
+                hops = [("nvsw%d" % a, UP), ("nvsw%d" % b, DOWN)]
+            else:
+                hops = [("pcie%d" % a, UP), ("nic%d" % a, UP), ("leaf%d" % node_of(a), UP),
+                        ("leaf%d" % node_of(b), DOWN), ("nic%d" % b, DOWN), ("pcie%d" % b, DOWN)]
+            x.route("gpu%d" % a, "gpu%d" % b, hops)
+        x.route("gpu%d" % a, "cpu%d" % socket_of(a), [("pcie%d" % a, UP), "hb%d" % socket_of(a)])
+    x.close("zone")
+    return x.text()
+
+
 FILES = [
     ("dgx_a100.xml", dgx_a100),
     ("8xa100_nvlink_pairs_dual_socket.xml", a100_nvlink_pairs),
@@ -428,6 +491,7 @@ FILES = [
     ("2x_dgx_h100_ib.xml", lambda: dgx_h100_cluster(2)),
     ("16x_dgx_h100_ib.xml", lambda: dgx_h100_cluster(16)),
     ("128x_dgx_h100_ib.xml", lambda: dgx_h100_cluster(128)),
+    ("oci_2x_a100_40gb_roce.xml", oci_2x_a100),
 ]
 
 

@@ -98,20 +98,25 @@ int collective_command(int argc, char** argv) {
   const std::vector<int> gpus = parse_gpu_list(gpus_text);
   std::unique_ptr<Calibration> cal;
   if (!calibration_path.empty()) cal = std::make_unique<Calibration>(load_calibration(calibration_path));
+  // The ops tpsim simulates, by name ("all_reduce", or nccl-tests' "all_reduce_perf").
+  auto simulated_op = [](const std::string& name, const char* flag) {
+    const std::optional<CollectiveOp> op = fit::op_from_name(name);
+    if (!op || (*op != CollectiveOp::all_reduce && *op != CollectiveOp::all_gather && *op != CollectiveOp::reduce_scatter))
+      throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather and reduce_scatter, not {}", flag, name));
+    return *op;
+  };
+  // --op first: a log that names no binary (a tiny-size run whose busbw/algbw reads 0.00) is read
+  // as that op; a log that names another one is refused at the line that names it.
+  std::optional<CollectiveOp> op_given;
+  if (!op_text.empty()) op_given = simulated_op(op_text, "--op");
   std::optional<fit::NcclLog> measured;
-  if (!compare_path.empty()) {
-    measured = fit::parse_nccl_log(read_input_file(compare_path, "nccl-tests log"), compare_path);
-    if (op_text.empty()) op_text = collective_op_name(measured->op);
-    if (op_text != collective_op_name(measured->op))
-      throw ValueError(fmt::format("--compare: {} measures {}, not {}", compare_path, collective_op_name(measured->op), op_text));
-  }
-  if (op_text.empty()) op_text = cal ? calibrated_op(*cal) : "all_reduce";
-  CollectiveOp op;
-  if (op_text == "all_reduce") op = CollectiveOp::all_reduce;
-  else if (op_text == "all_gather") op = CollectiveOp::all_gather;
-  else if (op_text == "reduce_scatter") op = CollectiveOp::reduce_scatter;
-  else throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather and reduce_scatter, not {}",
-                                    measured ? "--compare" : "--op", op_text));
+  if (!compare_path.empty())
+    measured = fit::parse_nccl_log(read_input_file(compare_path, "nccl-tests log"), compare_path, {.op = op_given});
+  const CollectiveOp op = op_given     ? *op_given
+                          : measured   ? simulated_op(collective_op_name(measured->op), "--compare")
+                          : cal        ? simulated_op(calibrated_op(*cal), "--op")
+                                       : CollectiveOp::all_reduce;
+  op_text = collective_op_name(op);
   if (measured && measured->nranks != int(gpus.size()))
     throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");

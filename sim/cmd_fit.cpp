@@ -45,28 +45,12 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   return "";
 }
 
-// The GPU the log's "#  Rank  0 Group  0 Pid ... device  0 [0x07] NVIDIA A100-SXM4-80GB" line names ("" when none).
-std::string log_gpu_name(const std::string& text) {
-  std::smatch m;
-  if (std::regex_search(text, m, std::regex(R"(#\s+Rank\s+\d+ .*device\s+\d+ \[[^\]]*\]\s+([^\r\n]+))"))) return m[1];
-  return "";
-}
-
-// NCCL's version from "NCCL version 2.19.3+cuda12.3" or nccl-tests' "nccl-library=21903" ("" when neither).
-std::string log_nccl_version(const std::string& text) {
-  std::smatch m;
-  if (std::regex_search(text, m, std::regex(R"(NCCL version (\d+\.\d+\.\d+))"))) return m[1];
-  if (std::regex_search(text, m, std::regex(R"(nccl-library=(\d)(\d\d)(\d\d))")))
-    return fmt::format("{}.{}.{}", std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]));
-  return "";
-}
-
 }  // namespace
 
 int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
-  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text;
+  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text, op_text;
   app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate");
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
@@ -75,10 +59,15 @@ int fit_command(int argc, char** argv) {
   app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
   app.add_option("--platform", platform_path, "platform of the measured machine: the path class comes from its routes");
   app.add_option("--gpus", gpus_text, "the GPUs the logs ran on (with --platform), e.g. 0-7");
+  app.add_option("--op", op_text, "the collective the logs measured, for logs that do not name their *_perf binary (all_reduce, ...)");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (inputs.empty() && gemm_path.empty() && hbm_path.empty() && launch_path.empty())
     throw ValueError("nothing to fit: give nccl-tests logs, a folder tpsim-calibrate wrote, or --gemm, --hbm, --launch");
   if (platform_path.empty() != gpus_text.empty()) throw ValueError("--platform and --gpus go together");
+  fit::NcclReadOptions read;
+  if (!op_text.empty() && !(read.op = fit::op_from_name(op_text)))
+    throw ValueError(fmt::format("--op: '{}' is not an nccl-tests collective (all_reduce, all_gather, reduce_scatter, alltoall, "
+                                 "broadcast, reduce, sendrecv, gather, scatter)", op_text));
   check_output_path(output);
   // The measured box, when given: its path class, nodes, GPU and the rings' wire rate per op make
   // the fit carry to other boxes (wire fractions, NVLS lines).
@@ -124,7 +113,7 @@ int fit_command(int argc, char** argv) {
   std::cout << "# tpsim fit: residuals are relative errors of the fitted time against the measured out-of-place time\n";
   for (const auto& path : logs) {
     const std::string text = read_input_file(path);
-    const fit::NcclLog log = fit::parse_nccl_log(text, path);
+    const fit::NcclLog log = fit::parse_nccl_log(text, path, read);
     int nodes = 1;
     std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), nodes);
     if (!path_class.empty()) cls = path_class;
@@ -136,8 +125,8 @@ int fit_command(int argc, char** argv) {
     opt.nodes = nodes;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
-    f.gpu = box ? box->gpu_model : log_gpu_name(text);
-    f.nccl_version = log_nccl_version(text);
+    f.gpu = box ? box->gpu_model : log.gpu_name;
+    f.nccl_version = log.nccl_version;
     if (box && int(gpus.size()) == f.nranks) fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
                              collective_op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
+#include <map>
+#include <set>
 
 #include "util/error.hpp"
 
@@ -183,14 +185,26 @@ bool is_nccl_log_line(std::string_view s) {
          s.find(" NCCL CALL") != std::string_view::npos || s.find(" NCCL TRACE") != std::string_view::npos;
 }
 
-// A collective named by a `<op>_perf` word in a comment (e.g. a recorded command line).
-std::optional<CollectiveOp> op_in_comment(std::string_view s) {
-  for (const Token& t : tokenize(s)) {
+// A collective the log names: `<op>_perf` (or nccl-tests' NAME_SUFFIX form `<op>_perf_mpi`) as a
+// word of a comment or a command line, e.g. `./build/all_reduce_perf -b 8 -e 128 -g 8`.
+struct NamedOp {
+  CollectiveOp op;
+  std::string word;  // the binary's name as the log writes it, path removed
+  int line = 0, col = 0;
+  OpSource source = OpSource::comment;
+};
+
+// `text` lies within `line` (a view into it); columns are those of `line`.
+std::optional<NamedOp> named_op_in(std::string_view text, std::string_view line, int line_no, OpSource source) {
+  const int offset = static_cast<int>(text.data() - line.data());
+  for (const Token& t : tokenize(text)) {
     std::string_view w = t.text;
     auto slash = w.find_last_of('/');
     if (slash != std::string_view::npos) w.remove_prefix(slash + 1);
-    if (w.size() > 5 && w.substr(w.size() - 5) == "_perf")
-      if (auto op = op_from_name(w)) return op;
+    auto p = w.find("_perf");
+    if (p == std::string_view::npos || p == 0 || (p + 5 < w.size() && w[p + 5] != '_')) continue;
+    if (auto op = op_from_name(w.substr(0, p)))
+      return NamedOp{*op, std::string(w), line_no, offset + t.col + static_cast<int>(w.data() - t.text.data()), source};
   }
   return std::nullopt;
 }
@@ -222,6 +236,81 @@ std::optional<int> gpus_per_thread_in_comment(std::string_view s) {
   auto v = to_uint(s.substr(0, n));
   if (!v || *v < 1 || *v > 1000000) return std::nullopt;
   return static_cast<int>(*v);
+}
+
+// `nThread 4 nGpus 1 ...`: the threads each process runs (nccl-tests -t).
+std::optional<int> threads_in_comment(std::string_view s) {
+  auto pos = s.find("nThread ");
+  if (pos == std::string_view::npos || s.find("nGpus") == std::string_view::npos) return std::nullopt;
+  s.remove_prefix(pos + 8);
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  auto v = to_uint(s.substr(0, n));
+  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// `nccl-library=21903` -> "2.19.3": NCCL_VERSION_CODE is major*10000 + minor*100 + patch since
+// NCCL 2.9 (nccl.h), major*1000 + minor*100 + patch before.
+std::string nccl_version_from_code(std::string_view s) {
+  auto pos = s.find("nccl-library=");
+  if (pos == std::string_view::npos) return "";
+  s.remove_prefix(pos + 13);
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  auto v = to_uint(s.substr(0, n));
+  if (!v || *v < 1000 || *v > 999999) return "";
+  const std::uint64_t c = *v;
+  return c >= 10000 ? fmt::format("{}.{}.{}", c / 10000, c / 100 % 100, c % 100) : fmt::format("{}.{}.{}", c / 1000, c / 100 % 10, c % 100);
+}
+
+// `NCCL version 2.26.2+cuda12.8` (alone, or in an NCCL INFO line): "2.26.2+cuda12.8".
+std::string nccl_version_in(std::string_view s) {
+  auto pos = s.find("NCCL version ");
+  if (pos == std::string_view::npos) return "";
+  auto t = tokenize(s.substr(pos + 13));
+  return t.empty() || !std::isdigit(static_cast<unsigned char>(t[0].text.front())) ? "" : std::string(t[0].text);
+}
+
+// What the `#  Rank  0 Group  0 Pid  12345 on host device  0 [0x07] NVIDIA A100-SXM4-80GB` lines
+// say (older nccl-tests leave out `Group  0`).
+struct Devices {
+  int max_rank = -1;
+  std::map<int, std::string> gpu;                        // rank -> GPU model
+  std::set<std::pair<std::string, std::string>> procs;   // (host, Pid)
+  std::set<std::string> hosts;
+};
+
+// `c` is the comment after '#', starting with "Rank ".
+void read_rank_line(std::string_view c, Devices& d) {
+  auto t = tokenize(c);
+  if (t.size() < 2) return;
+  auto r = to_uint(t[1].text);
+  if (!r || *r >= 1000000) return;  // like nranks_in_comment: no int overflow
+  const int rank = static_cast<int>(*r);
+  d.max_rank = std::max(d.max_rank, rank);
+  std::string pid, host;
+  for (std::size_t i = 2; i + 1 < t.size(); ++i) {
+    if (t[i].text == "Pid") pid = std::string(t[i + 1].text);
+    if (t[i].text == "on") host = std::string(t[i + 1].text);
+    if (t[i].text.front() == '[' && t[i].text.back() == ']') {  // the bus id; the GPU model follows it
+      std::string_view name = trim(c.substr(t[i].col - 1 + t[i].text.size()));
+      if (!name.empty() && !d.gpu.count(rank)) d.gpu[rank] = std::string(name);
+      break;
+    }
+  }
+  if (!pid.empty()) d.procs.insert({host, pid});
+  if (!host.empty()) d.hosts.insert(host);
+}
+
+// The distinct GPU models in rank order, " + " between them.
+std::string gpu_names(const Devices& d) {
+  std::vector<std::string> seen;
+  for (const auto& [rank, name] : d.gpu)
+    if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+  std::string out;
+  for (const auto& n : seen) out += (out.empty() ? "" : " + ") + n;
+  return out;
 }
 
 std::optional<int> nranks_in_comment(std::string_view s) {
@@ -267,6 +356,7 @@ std::optional<int> nranks_from_ratio(CollectiveOp op, const NcclTiming& t) {
 }  // namespace
 
 std::optional<CollectiveOp> op_from_name(std::string_view name) {
+  if (auto p = name.find("_perf_"); p != std::string_view::npos) name = name.substr(0, p + 5);  // all_reduce_perf_mpi
   std::string low;
   for (char c : name)
     if (c != '_') low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -284,6 +374,8 @@ const char* source_name(OpSource s) {
   switch (s) {
     case OpSource::test_header: return "the '# Collective test starting:' line";
     case OpSource::comment: return "a comment naming the *_perf binary";
+    case OpSource::command_line: return "the command line running the *_perf binary";
+    case OpSource::given: return "--op";
     case OpSource::file_name: return "the file name";
     case OpSource::columns: return "the redop/root columns and busbw/algbw";
   }
@@ -300,16 +392,80 @@ const char* source_name(NranksSource s) {
   return "?";
 }
 
-NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
+namespace {
+
+// Rank of a source of the op among those of the log itself: the test header says it best.
+int strength(OpSource s) { return s == OpSource::test_header ? 3 : s == OpSource::comment ? 2 : 1; }
+
+// Keeps the first op the log names (upgrading its source to the strongest that names it) and
+// refuses a second, different one.
+void note_named_op(std::optional<NamedOp>& named, std::optional<NamedOp> found, const std::string& file) {
+  if (!found) return;
+  if (!named) {
+    named = found;
+  } else if (found->op != named->op) {
+    throw InputError({file, found->line, found->col},
+                     fmt::format("the log names two collectives: {} (line {}) and {}; a log holds one sweep of one collective",
+                                 named->word, named->line, found->word));
+  } else if (strength(found->source) > strength(named->source)) {
+    named->source = found->source;
+  }
+}
+
+// The op from the columns: redop 'none' moves data only (all_gather, broadcast, sendrecv); a
+// reduction with busbw > algbw is an all_reduce, with busbw < algbw a reduce_scatter.
+CollectiveOp op_from_columns(const NcclLog& log, const NcclRow* ratio_row) {
+  const NcclRow& r0 = log.rows.front();
+  double ratio = ratio_row ? ratio_row->out_of_place.busbw_GBps / ratio_row->out_of_place.algbw_GBps : NAN;
+  auto undecided = [&](const std::string& why) {
+    throw InputError({log.file, r0.line, 1}, "cannot tell which collective this log measures (" + why +
+                                                 "); give --op, or name it in the file name, e.g. 'mybox_all_reduce.log'");
+  };
+  if (std::isnan(ratio)) undecided("no row with a non-zero algbw, and no *_perf binary named");
+  bool reduction = r0.redop != "none";
+  if (reduction && r0.root >= 0) return CollectiveOp::reduce;
+  if (!reduction && r0.root >= 0) return CollectiveOp::broadcast;
+  if (reduction) return ratio < 0.999 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  if (ratio < 0.999) return CollectiveOp::all_gather;
+  undecided("redop 'none' with busbw = algbw: sendrecv or broadcast");
+  return CollectiveOp::all_reduce;  // not reached
+}
+
+// The collective: what the log names (test header, a comment or command line naming the
+// binary), else the caller's --op, else the file name, else the columns.
+void decide_op(NcclLog& log, const std::optional<NamedOp>& named, const NcclReadOptions& options, const NcclRow* ratio_row) {
+  if (named && options.op && *options.op != named->op)
+    throw InputError({log.file, named->line, named->col},
+                     fmt::format("the log names {} ({}), but --op says {}", named->word, collective_op_name(named->op),
+                                 collective_op_name(*options.op)));
+  if (named) {
+    log.op = named->op;
+    log.op_source = named->source;
+  } else if (options.op) {
+    log.op = *options.op;
+    log.op_source = OpSource::given;
+  } else if (auto op = op_in_file_name(log.file)) {
+    log.op = *op;
+    log.op_source = OpSource::file_name;
+  } else {
+    log.op = op_from_columns(log, ratio_row);
+    log.op_source = OpSource::columns;
+  }
+}
+
+}  // namespace
+
+NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options) {
   NcclLog log;
   log.file = file;
   if (trim(text).empty()) throw InputError({file, 1, 1}, "empty file: expected nccl-tests output");
 
   std::optional<Layout> layout;
   bool in_table = false, table_done = false;
-  std::optional<CollectiveOp> op_header, op_comment;
+  std::optional<NamedOp> named;
   std::optional<int> nranks_comment;
-  int max_rank = -1;
+  std::string version_line, version_code;
+  Devices devices;
 
   int line_no = 0;
   std::size_t pos = 0;
@@ -329,17 +485,15 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
       if (starts_with(c, "nccl-tests version ")) {
         auto v = tokenize(c.substr(19));
         if (!v.empty()) log.nccl_tests_version = std::string(v[0].text);
+        version_code = nccl_version_from_code(c);
       } else if (starts_with(c, "Collective test starting:")) {
         auto name = trim(c.substr(25));
-        op_header = op_from_name(name);
-        if (!op_header)
-          throw InputError({file, line_no, static_cast<int>(name.data() - line.data()) + 1},
-                           fmt::format("unsupported collective '{}'", name));
+        auto op = op_from_name(name);
+        const int col = static_cast<int>(name.data() - line.data()) + 1;
+        if (!op) throw InputError({file, line_no, col}, fmt::format("unsupported collective '{}'", name));
+        note_named_op(named, NamedOp{*op, std::string(name), line_no, col, OpSource::test_header}, file);
       } else if (starts_with(c, "Rank ")) {
-        auto t = tokenize(c);
-        if (t.size() >= 2)
-          if (auto r = to_uint(t[1].text); r && *r < 1000000)  // like nranks_in_comment: no int overflow
-            max_rank = std::max(max_rank, static_cast<int>(*r));
+        read_rank_line(c, devices);
       } else if (starts_with(c, "size ") || c == "size") {
         auto t = tokenize(c);
         if (t.size() >= 2 && t[1].text == "count") {
@@ -356,17 +510,26 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
         if (in_table) table_done = true;
         in_table = false;
       } else {
-        if (!op_comment) op_comment = op_in_comment(c);
+        note_named_op(named, named_op_in(c, line, line_no, OpSource::comment), file);
         if (!nranks_comment) nranks_comment = nranks_in_comment(c);
         if (auto g = gpus_per_thread_in_comment(c)) log.gpus_per_thread = *g;
+        if (auto t = threads_in_comment(c)) log.threads_per_process = *t;
       }
       continue;
     }
-    if (is_nccl_log_line(body)) continue;
+    // NCCL's own lines (NCCL INFO ..., or `NCCL version 2.26.2+cuda12.8` alone with NCCL_DEBUG=VERSION).
+    if (is_nccl_log_line(body) || starts_with(body, "NCCL version ")) {
+      if (auto v = nccl_version_in(body); !v.empty() && version_line.empty()) version_line = v;
+      continue;
+    }
     auto toks = tokenize(line);
     if (!in_table) {
-      // Without a column header, the first line that starts with a size opens a v2.13 table.
-      if (layout || table_done || !all_digits(toks.front().text)) continue;
+      // Without a column header, the first line that starts with a size opens a v2.13 table;
+      // other lines outside the table may be the command that ran (`./build/all_reduce_perf -b 8 ...`).
+      if (layout || table_done || !all_digits(toks.front().text)) {
+        note_named_op(named, named_op_in(line, line, line_no, OpSource::command_line), file);
+        continue;
+      }
       layout = Layout{};
       in_table = true;
     }
@@ -387,35 +550,13 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file) {
                      "no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 ...' "
                      "under the '#  size  count  type ...' header)");
 
-  // The collective: header line, a comment naming the binary, the file name, the columns.
+  log.nccl_version = version_line.empty() ? version_code : version_line;
+  log.gpu_name = gpu_names(devices);
+  log.processes = static_cast<int>(devices.procs.size());
+  log.hosts = static_cast<int>(devices.hosts.size());
+  const int max_rank = devices.max_rank;
   const NcclRow* ratio_row = best_ratio_row(log.rows);
-  if (op_header) {
-    log.op = *op_header;
-    log.op_source = OpSource::test_header;
-  } else if (op_comment) {
-    log.op = *op_comment;
-    log.op_source = OpSource::comment;
-  } else if (auto op = op_in_file_name(file)) {
-    log.op = *op;
-    log.op_source = OpSource::file_name;
-  } else {
-    // redop 'none' moves data only (all_gather, broadcast, sendrecv); a reduction with
-    // busbw > algbw is an all_reduce, with busbw < algbw a reduce_scatter.
-    const NcclRow& r0 = log.rows.front();
-    double ratio = ratio_row ? ratio_row->out_of_place.busbw_GBps / ratio_row->out_of_place.algbw_GBps : NAN;
-    auto undecided = [&](const std::string& why) {
-      throw InputError({file, r0.line, 1}, "cannot tell which collective this log measures (" + why +
-                                               "); name it in the file name, e.g. 'mybox_all_reduce.log'");
-    };
-    if (std::isnan(ratio)) undecided("no row with a non-zero algbw");
-    bool reduction = r0.redop != "none";
-    if (reduction && r0.root >= 0) log.op = CollectiveOp::reduce;
-    else if (!reduction && r0.root >= 0) log.op = CollectiveOp::broadcast;
-    else if (reduction) log.op = ratio < 0.999 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-    else if (ratio < 0.999) log.op = CollectiveOp::all_gather;
-    else undecided("redop 'none' with busbw = algbw: sendrecv or broadcast");
-    log.op_source = OpSource::columns;
-  }
+  decide_op(log, named, options, ratio_row);
 
   // The rank count: '#  Rank' lines, an 'nranks' comment, busbw/algbw.
   if (max_rank >= 0) {

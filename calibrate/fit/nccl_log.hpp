@@ -25,15 +25,19 @@
 namespace tpsim::fit {
 
 
-// Accepts "all_reduce", "allreduce", "all_reduce_perf", "AllReduce" (case and '_' ignored).
+// Accepts "all_reduce", "allreduce", "all_reduce_perf", "AllReduce", and a binary built with
+// nccl-tests' NAME_SUFFIX, "all_reduce_perf_mpi" (case and '_' ignored).
 std::optional<CollectiveOp> op_from_name(std::string_view name);
 
-// Where the reader learnt the collective.
+// Where the reader learnt the collective. The first three are the log naming it; a log whose
+// own names disagree, or that names another op than the caller's (--op), is refused.
 enum class OpSource {
-  test_header,  // `# Collective test starting: all_reduce_perf` (nccl-tests >= 2.14)
-  comment,      // a comment naming the binary, e.g. `# command: ./build/all_reduce_perf -b 8 ...`
-  file_name,    // the file name contains it, e.g. `h100_all_gather.log`
-  columns       // the redop/root columns and busbw/algbw (redop `none` -> all_gather, ...)
+  test_header,   // `# Collective test starting: all_reduce_perf` (nccl-tests >= 2.14)
+  comment,       // a comment naming the binary, e.g. `# command: ./build/all_reduce_perf -b 8 ...`
+  command_line,  // a line before the table running the binary: `$ ./build/all_reduce_perf -b 8 -e 128 -g 8`
+  given,         // the caller said so (tpsim fit / collective --op) and the log names no binary
+  file_name,     // the file name contains it, e.g. `h100_all_gather.log`
+  columns        // the redop/root columns and busbw/algbw (redop `none` -> all_gather, ...)
 };
 // Where the reader learnt the rank count.
 enum class NranksSource {
@@ -66,6 +70,8 @@ struct NcclRow {
   int busbw_col = 0;        // 1-based column of the out-of-place busbw cell
 };
 
+// The envelope a log measured, for a calibration to record: which GPU, which NCCL, and how
+// nccl-tests was launched. Fields the log does not print stay empty / 0.
 struct NcclLog {
   std::string file;                 // as given to the reader, used in messages
   CollectiveOp op = CollectiveOp::all_reduce;
@@ -73,13 +79,31 @@ struct NcclLog {
   int nranks = 0;                   // 0 only with NranksSource::not_needed
   NranksSource nranks_source = NranksSource::not_needed;
   std::string nccl_tests_version;   // "2.19.6" when the log prints it, else empty
+  // NCCL itself: "2.26.2+cuda12.8" from an `NCCL version 2.26.2+cuda12.8` line (NCCL_DEBUG=VERSION
+  // or INFO prints it), else "2.19.3" from nccl-tests' `nccl-library=21903` (major*10000 +
+  // minor*100 + patch since NCCL 2.9); empty when the log prints neither.
+  std::string nccl_version;
+  // The GPU model after `[bus id]` in the `#  Rank  0 Group  0 Pid 12345 on host device  0
+  // [0x07] NVIDIA A100-SXM4-80GB` lines; ranks that differ are listed in rank order, joined by
+  // " + ". Empty without Rank lines.
+  std::string gpu_name;
+  // Launch mode. nccl-tests runs processes x threads x GPUs per thread ranks (its README):
+  int threads_per_process = 1;      // nccl-tests -t: `# nThread T ...`
   int gpus_per_thread = 1;          // nccl-tests -g: `# nThread 1 nGpus 8` is one thread launching on 8 GPUs
+  int processes = 0;                // distinct (host, Pid) pairs of the Rank lines (mpirun -np); 0 without them
+  int hosts = 0;                    // distinct host names of the Rank lines; 0 without them
   int header_line = 0;              // line of the column header; 0 when the log has none
   std::vector<NcclRow> rows;        // strictly increasing size_B
 };
 
+struct NcclReadOptions {
+  // The collective the caller says the log measures (--op). Used when the log names no binary;
+  // a log that names another one is refused at the line that names it.
+  std::optional<CollectiveOp> op;
+};
+
 // Parses `text` (the whole file); `file` names it in messages and may reveal the op.
 // Throws InputError on anything it cannot read (see the preamble).
-NcclLog parse_nccl_log(const std::string& text, const std::string& file);
+NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options = {});
 
 }  // namespace tpsim::fit

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Calibrate on one box, predict another: leave one box out over the recorded real logs.
+
+For every log B of calibrate/recorded/manifest.yaml (with the platform and GPUs that describe
+its machine), tpsim predicts B's measured curve
+  * uncalibrated:  tpsim collective --platform PB --gpus GB --compare B.log
+  * calibrated from every other box A that measured the same collective:
+        tpsim fit A.log --platform PA --gpus GA -o A.yaml
+        tpsim collective --platform PB --gpus GB --calibration A.yaml --compare B.log
+and reads the "sizes >= 1 KiB: median |error|" line that --compare prints. A pair tpsim refuses
+(exit status not 0, e.g. a calibration it cannot apply to B's rank count) is shown as refused,
+with tpsim's message under the table; pairs are never skipped.
+
+usage: leave_one_box_out.py TPSIM [--markdown FILE] [--check]   (run from the project root)
+Prints the table (rows: the predicted log; columns: uncalibrated, then the fit of each log) and
+a summary: the median over logs of the uncalibrated median error, the median of the
+calibrated-from-another-box errors, and the pairs where calibrated is worse than uncalibrated
+by more than 2 points. --markdown also writes the table as Markdown. --check exits 1 unless
+every fit runs and every log is predicted uncalibrated (no accuracy limits yet: see
+tests/CMakeLists.txt).
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+MANIFEST = "calibrate/recorded/manifest.yaml"
+RECORDED = "calibrate/recorded"
+WORSE_BY = 2.0  # percentage points: a calibration that costs more than this is counted
+MEDIAN_RE = re.compile(r"sizes >= 1 KiB: median \|error\| ([0-9.]+)%")
+FIT_RE = re.compile(r": (\w+) on (\d+) ranks")
+
+
+def manifest(path):
+    """[(log, platform, gpus)] from the manifest's `- log:` entries (no YAML library needed:
+    the file is a list of log / platform / gpus mappings, one key a line)."""
+    entries, cur = [], None
+    for line in open(path, encoding="utf-8"):
+        line = line.split("#", 1)[0].rstrip()
+        m = re.match(r"\s*(-\s+)?(log|platform|gpus):\s*(.*)$", line)
+        if not m:
+            continue
+        if m.group(1):
+            cur = {}
+            entries.append(cur)
+        value = m.group(3).strip()
+        if m.group(2) == "gpus":
+            value = ",".join(v.strip() for v in value.strip("[]").split(","))
+        cur[m.group(2)] = value
+    for e in entries:
+        if set(e) != {"log", "platform", "gpus"}:
+            sys.exit("%s: an entry lacks log, platform or gpus: %s" % (path, e))
+    return [(e["log"], e["platform"], e["gpus"]) for e in entries]
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr.strip()
+
+
+def median_error(out):
+    m = MEDIAN_RE.findall(out)
+    return float(m[-1]) if m else None
+
+
+def fit_all(tpsim, logs, work):
+    """log -> (op, ranks, calibration path) or (None, None, tpsim's message)."""
+    fits = {}
+    for log, plat, gpus in logs:
+        out_yaml = os.path.join(work, os.path.splitext(log)[0] + ".yaml")
+        rc, out, err = run([tpsim, "fit", os.path.join(RECORDED, log), "--platform", plat, "--gpus", gpus, "-o", out_yaml])
+        m = FIT_RE.search(out)
+        fits[log] = (m.group(1), int(m.group(2)), out_yaml) if rc == 0 and m else (None, None, err or out)
+    return fits
+
+
+def predict(tpsim, logs, fits):
+    """rows: [(log, uncalibrated %, {fit log: % | 'refused' | None (other op)})], refusals."""
+    rows, refusals = [], []
+    for log, plat, gpus in logs:
+        base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(RECORDED, log)]
+        rc, out, err = run(base)
+        unc = median_error(out) if rc == 0 else None
+        if rc != 0:
+            refusals.append((log, "uncalibrated", err))
+        cells = {}
+        for src, _, _ in logs:
+            op, ranks, cal = fits[src]
+            if src == log or op is None or op != fits[log][0]:
+                cells[src] = None
+                continue
+            rc, out, err = run(base + ["--calibration", cal])
+            cells[src] = median_error(out) if rc == 0 else "refused"
+            if rc != 0:
+                refusals.append((log, src, err))
+        rows.append((log, unc, cells))
+    return rows, refusals
+
+
+def summary(rows):
+    unc = [u for _, u, _ in rows if u is not None]
+    pairs = [(u, c) for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None]
+    worse = sum(1 for u, c in pairs if c > u + WORSE_BY)
+    refused = sum(1 for _, _, cells in rows for c in cells.values() if c == "refused")
+    return ("median over logs of the uncalibrated median |error|: %.1f%%; of the calibrated-from-another-box "
+            "errors: %.1f%% (%d pairs); calibrated worse than uncalibrated by more than %g points: %d of %d; "
+            "refused: %d" % (statistics.median(unc) if unc else float("nan"),
+                              statistics.median([c for _, c in pairs]) if pairs else float("nan"),
+                              len(pairs), WORSE_BY, worse, len(pairs), refused))
+
+
+def cell(v):
+    return "–" if v is None else v if isinstance(v, str) else "%.1f%%" % v
+
+
+def table(rows, fits, logs, markdown):
+    """Rows numbered 1..n are the predicted logs; column k is the fit of log k."""
+    names = [log for log, _, _ in logs]
+    head = ["predicted log (op, ranks)", "uncalibrated"] + ["fit %d" % (i + 1) for i in range(len(names))]
+    body = []
+    for i, (log, unc, cells) in enumerate(rows):
+        op, ranks, _ = fits[log]
+        label = "%d. %s (%s, %s)" % (i + 1, log, op or "?", ranks or "?")
+        body.append([label, cell(unc) if unc is not None else "failed"] + [cell(cells[n]) for n in names])
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in body]
+        return "\n".join(lines)
+    widths = [max(len(r[c]) for r in [head] + body) for c in range(len(head))]
+    fmt = lambda r: "  ".join(v.ljust(widths[0]) if c == 0 else v.rjust(widths[c]) for c, v in enumerate(r))
+    return "\n".join(fmt(r) for r in [head] + body)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        sys.exit(__doc__)
+    tpsim, check, md_path = args[0], "--check" in args, None
+    if "--markdown" in args:
+        i = args.index("--markdown")
+        if i + 1 >= len(args):
+            sys.exit("--markdown needs a file")
+        md_path = args[i + 1]
+    logs = manifest(MANIFEST)
+    with tempfile.TemporaryDirectory() as work:
+        fits = fit_all(tpsim, logs, work)
+        rows, refusals = predict(tpsim, logs, fits)
+    print("Leave one box out: median |error| of tpsim collective --compare, sizes >= 1 KiB")
+    print(table(rows, fits, logs, markdown=False))
+    print(summary(rows))
+    for log, src, err in refusals:
+        print("refused: %s predicted %s: %s" % (log, "uncalibrated" if src == "uncalibrated" else "from the fit of " + src,
+                                                 err.splitlines()[-1] if err else "(no message)"))
+    for log, (op, _, msg) in fits.items():
+        if op is None:
+            print("fit failed: %s: %s" % (log, msg.splitlines()[-1] if msg else "(no message)"))
+    if md_path:
+        text = table(rows, fits, logs, markdown=True) + "\n\n" + summary(rows) + "\n"
+        for log, src, err in refusals:
+            text += "\nRefused: %s from the fit of %s: `%s`\n" % (log, src, err.splitlines()[-1] if err else "")
+        with open(md_path, "w", encoding="utf-8") as f:
+            f.write(text)
+    if check:
+        failed = [log for log, (op, _, _) in fits.items() if op is None] + [log for log, unc, _ in rows if unc is None]
+        if failed:
+            print("check failed: no fit or no uncalibrated prediction for " + ", ".join(failed), file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
