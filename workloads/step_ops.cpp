@@ -36,13 +36,14 @@ Sharding check_tp(const ModelCard& model, int tp) {
 
 namespace {
 
-Op gemm(const char* name, double m, double n, double k, double s) {
+// `weight_bytes`: the weight shard as stored (quantised or not) and its bias, read once per step.
+Op gemm(const char* name, double m, double n, double k, double weight_bytes) {
   Op op;
   op.kind = OpKind::gemm;
   op.name = name;
   op.m = m, op.n = n, op.k = k;
   op.flops = 2 * m * n * k;
-  op.weight_bytes = n * k * s;
+  op.weight_bytes = weight_bytes;
   op.bytes = op.weight_bytes + (m * k + m * n) * 2;  // activations in bf16
   return op;
 }
@@ -76,8 +77,9 @@ std::vector<int> stage_layers(const ModelCard& model, int pp) {
 
 double weight_bytes_per_rank(const ModelCard& model, int tp, int pp) {
   const double s = model.weight_bytes_per_param;
-  const double layers = stage_layers(model, pp).front() * model.layer_params() * s / tp;
-  const double embedding = (model.embedding_params() + model.hidden_size) * s, lm_head = model.lm_head_params() * s / tp;
+  const double layers = stage_layers(model, pp).front() * model.layer_bytes(tp);
+  const double embedding = (model.embedding_params() + model.position_params() + model.final_norm_params()) * s;
+  const double lm_head = model.lm_head_params() * s / tp;
   return pp == 1 ? layers + embedding + lm_head : layers + std::max(embedding, lm_head);
 }
 
@@ -86,19 +88,56 @@ double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp) {
   return stage_layers(model, pp).front() * 2.0 * sh.kv_heads_per_rank * model.head_dim * model.kv_bytes_per_value;
 }
 
+namespace {
+
+// The step's shape: tokens, query-key pairs (causal) and KV tokens read.
+struct StepShape {
+  double m = 0, pairs = 0, kv_tokens = 0, sequences = 0;
+};
+StepShape shape_of(const std::vector<SequenceWork>& batch) {
+  StepShape sh;
+  for (const auto& seq : batch) {
+    const double t = double(seq.new_tokens), c = double(seq.context);
+    sh.m += t;
+    sh.pairs += t * c + t * (t + 1) / 2;  // causal: new token j sees c + j + 1 keys
+    sh.kv_tokens += c + t;
+  }
+  sh.sequences = double(batch.size());
+  return sh;
+}
+
+// One layer's MLP on m tokens: gate/up (or up) GEMM, activation, down GEMM; MoE visits experts.
+void mlp_ops(std::vector<Op>& L, const ModelCard& model, int tp, double m) {
+  const double s = model.weight_bytes_per_param, act = 2, d = model.hidden_size;
+  const double inter = double(model.intermediate_size) / tp, up = model.gated_mlp ? 2 : 1;
+  const double up_bias = model.mlp_bias ? up * inter * s : 0, down_bias = model.mlp_bias ? d / tp * s : 0;
+  const char* activation = model.gated_mlp ? "silu_mul" : "activation";
+  if (model.num_experts == 0) {
+    L.push_back(gemm(model.gated_mlp ? "gate_up_proj" : "up_proj", m, up * inter, d, model.linear_weight_bytes(up * inter, d) + up_bias));
+    L.push_back(elementwise(activation, m * inter, 3));
+    L.push_back(gemm("down_proj", m, d, inter, model.linear_weight_bytes(d, inter) + down_bias));
+    return;
+  }
+  // MoE: every token visits experts_per_token experts; at small m each visited expert's weights are read.
+  const double k = model.experts_per_token, active = std::min<double>(model.num_experts, m * k);
+  L.push_back(gemm("router", m, model.num_experts, d, model.num_experts * d * s));
+  Op upop = gemm("moe_gate_up", m * k, up * inter, d, active * (model.linear_weight_bytes(up * inter, d) + up_bias));
+  upop.bytes = upop.weight_bytes + (m * d + m * k * up * inter) * act;
+  L.push_back(upop);
+  L.push_back(elementwise(activation, m * k * inter, 3));
+  Op down = gemm("moe_down", m * k, d, inter, active * (model.linear_weight_bytes(d, inter) + down_bias));
+  down.bytes = down.weight_bytes + (m * k * inter + m * d) * act;
+  L.push_back(down);
+}
+
+}  // namespace
+
 StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp, bool sequence_parallel) {
   const Sharding sh = check_tp(model, tp);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
   const double d = model.hidden_size, hd = model.head_dim;
   const double q_cols = sh.heads_per_rank * hd, kv_cols = sh.kv_heads_per_rank * hd;
-  double m = 0, pairs = 0, kv_tokens = 0;
-  for (const auto& seq : batch) {
-    const double t = double(seq.new_tokens), c = double(seq.context);
-    m += t;
-    pairs += t * c + t * (t + 1) / 2;  // causal: new token j sees c + j + 1 keys
-    kv_tokens += c + t;
-  }
-  const double sequences = double(batch.size());
+  const auto [m, pairs, kv_tokens, sequences] = shape_of(batch);
 
   StepOps ops;
   ops.stage_layers = stage_layers(model, pp);
@@ -106,12 +145,16 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   Op embed;
   embed.kind = OpKind::embedding;
   embed.name = "embedding";
-  embed.bytes = embed.weight_bytes = m * d * s + m * d * act;  // rows read + activations written
+  // The m token rows (and m position rows of a learned table) read, the activations written.
+  embed.weight_bytes = m * d * s * (model.learned_positions > 0 ? 2 : 1);
+  embed.bytes = embed.weight_bytes + m * d * act;
   ops.prologue.push_back(embed);
 
   auto& L = ops.layer;
   L.push_back(elementwise("input_norm", m * d, 4));
-  L.push_back(gemm("qkv_proj", m, q_cols + 2 * kv_cols, d, s));
+  if (model.parallel_block && model.norms_per_layer == 2) L.push_back(elementwise("mlp_norm", m * d, 4));
+  const double qkv_cols = q_cols + 2 * kv_cols;
+  L.push_back(gemm("qkv_proj", m, qkv_cols, d, model.linear_weight_bytes(qkv_cols, d) + (model.attention_bias ? qkv_cols * s : 0)));
   Op attn;
   attn.kind = OpKind::attention;
   attn.name = "attention";
@@ -119,7 +162,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   const double kv_token_bytes = 2 * kv_cols * model.kv_bytes_per_value;
   attn.bytes = kv_tokens * kv_token_bytes + 2 * m * q_cols * act;  // read the KV cache (incl. new) + q in, out
   L.push_back(attn);
-  L.push_back(gemm("o_proj", m, d, q_cols, s));
+  L.push_back(gemm("o_proj", m, d, q_cols, model.linear_weight_bytes(d, q_cols) + (model.attention_bias ? d / tp * s : 0)));
   // The row-parallel output is summed across ranks, normed, and handed to the next column-parallel GEMM.
   auto combine = [&](const char* all_reduce, const char* reduce_scatter, const char* all_gather, const char* norm) {
     if (!sequence_parallel || tp == 1) {
@@ -131,30 +174,18 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
     if (norm) L.push_back(elementwise(norm, m * d / tp, 4));
     L.push_back(collective(all_gather, CollectiveOp::all_gather, m * d * act));
   };
-  combine("attn_all_reduce", "attn_reduce_scatter", "attn_all_gather", "post_attn_norm");
-  const double inter = double(model.intermediate_size) / tp;
-  if (model.num_experts > 0) {
-    // MoE: every token visits experts_per_token experts; at small m each visited expert's weights are read.
-    const double active = std::min<double>(model.num_experts, m * model.experts_per_token);
-    Op up = gemm("moe_gate_up", m * model.experts_per_token, 2 * inter, d, s);
-    up.weight_bytes = active * 2 * inter * d * s;
-    up.bytes = up.weight_bytes + (m * d + m * model.experts_per_token * 2 * inter) * act;
-    L.push_back(gemm("router", m, model.num_experts, d, s));
-    L.push_back(up);
-    L.push_back(elementwise("silu_mul", m * model.experts_per_token * inter, 3));
-    Op down = gemm("moe_down", m * model.experts_per_token, d, inter, s);
-    down.weight_bytes = active * d * inter * s;
-    down.bytes = down.weight_bytes + (m * model.experts_per_token * inter + m * d) * act;
-    L.push_back(down);
+  if (model.parallel_block) {
+    // Attention and MLP read the same normed input; their row-parallel outputs are summed once.
+    mlp_ops(L, model, tp, m);
+    combine("layer_all_reduce", "layer_reduce_scatter", "layer_all_gather", nullptr);
   } else {
-    L.push_back(gemm("gate_up_proj", m, 2 * inter, d, s));
-    L.push_back(elementwise("silu_mul", m * inter, 3));
-    L.push_back(gemm("down_proj", m, d, inter, s));
+    combine("attn_all_reduce", "attn_reduce_scatter", "attn_all_gather", "post_attn_norm");
+    mlp_ops(L, model, tp, m);
+    combine("mlp_all_reduce", "mlp_reduce_scatter", "mlp_all_gather", nullptr);
   }
-  combine("mlp_all_reduce", "mlp_reduce_scatter", "mlp_all_gather", nullptr);
 
   ops.epilogue.push_back(elementwise("final_norm", sequences * d, 4));
-  ops.epilogue.push_back(gemm("lm_head", sequences, double(model.vocab_size) / tp, d, s));
+  ops.epilogue.push_back(gemm("lm_head", sequences, double(model.vocab_size) / tp, d, double(model.vocab_size) / tp * d * s));
   if (tp > 1) ops.epilogue.push_back(collective("logits_all_gather", CollectiveOp::all_gather, sequences * model.vocab_size * act));
   return ops;
 }

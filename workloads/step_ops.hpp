@@ -1,10 +1,14 @@
 // The ops of one forward step of a tensor-parallel group, per rank (Megatron sharding):
-// per layer: RMSNorm, column-parallel QKV GEMM, attention over the KV cache, row-parallel
-// output projection, all-reduce of m·d·s bytes, RMSNorm, column-parallel gate/up GEMM,
-// SiLU·mul, row-parallel down GEMM, all-reduce of m·d·s bytes — 2L all-reduces per step.
-// Around the layers: the embedding lookup (the m rows it needs, not the table; the table is
-// replicated on every rank so no collective is needed), the final norm, the vocab-parallel
-// LM head on the last token of each sequence, and an all-gather of the logits.
+// per layer: norm, column-parallel QKV GEMM, attention over the KV cache, row-parallel output
+// projection, all-reduce of m·d·s bytes, norm, column-parallel gate/up (or up) GEMM, activation,
+// row-parallel down GEMM, all-reduce of m·d·s bytes — 2L all-reduces per step. Parallel blocks
+// (GPT-J, GPT-NeoX, Falcon) run attention and MLP on the same normed input and sum both outputs
+// in one all-reduce: L per step. Weights are read as stored (quantised: model_card.hpp), biases
+// with their GEMM (a fused epilogue).
+// Around the layers: the embedding lookup (the m rows it needs, not the table, plus m rows of a
+// learned position table; the tables are replicated on every rank so no collective is needed),
+// the final norm, the vocab-parallel LM head on the last token of each sequence, and an
+// all-gather of the logits.
 // m is the number of tokens in the step: B for decode, the prompt tokens for prefill.
 // No SimGrid here: ops in, times are the cost model's business.
 #pragma once

@@ -1,22 +1,69 @@
 #include "model_card.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
 namespace tpsim {
 
+double Quantization::linear_bytes(double n, double k) const {
+  const double groups = group_size > 0 ? std::ceil(k / double(group_size)) : 1;
+  return n * k * bits / 8 + n * groups * scale_bytes;
+}
+
+namespace {
+
+// A linear layer of one transformer layer: n x k (out x in), `count` of them (experts), sharded
+// over TP on n (column-parallel) or on k (row-parallel).
+struct Linear {
+  double n, k, count;
+  bool column;
+};
+
+std::vector<Linear> layer_linears(const ModelCard& c) {
+  const double d = c.hidden_size, q = double(c.num_heads) * c.head_dim, kv = double(c.num_kv_heads) * c.head_dim;
+  const double inter = c.intermediate_size, experts = std::max(1, c.num_experts), up = c.gated_mlp ? 2 : 1;
+  return {{q + 2 * kv, d, 1, true}, {d, q, 1, false}, {up * inter, d, experts, true}, {d, inter, experts, false}};
+}
+
+// Norm weights (and LayerNorm biases), linear biases and the MoE router: kept in the card's dtype.
+double layer_vector_params(const ModelCard& c) {
+  const double d = c.hidden_size, q = double(c.num_heads) * c.head_dim, kv = double(c.num_kv_heads) * c.head_dim;
+  const double inter = c.intermediate_size, experts = std::max(1, c.num_experts), up = c.gated_mlp ? 2 : 1;
+  double v = c.norms_per_layer * (c.layer_norm ? 2 * d : d);
+  if (c.attention_bias) v += q + 2 * kv + d;
+  if (c.mlp_bias) v += (up * inter + d) * experts;
+  if (c.num_experts > 0) v += d * c.num_experts;
+  return v;
+}
+
+double linear_bytes(const ModelCard& c, double n, double k) {
+  return c.quantization.method.empty() ? n * k * c.weight_bytes_per_param : c.quantization.linear_bytes(n, k);
+}
+
+}  // namespace
+
 double ModelCard::layer_params() const {
-  const double d = hidden_size, hd = head_dim;
-  const double attention = d * (num_heads * hd) * 2 + d * (num_kv_heads * hd) * 2;  // q, o; k, v
-  const double experts = num_experts > 0 ? num_experts : 1;
-  const double mlp = 3.0 * d * intermediate_size * experts + (num_experts > 0 ? d * num_experts : 0);  // + router
-  return attention + mlp + 2 * d;  // two RMSNorm weight vectors
+  double p = layer_vector_params(*this);
+  for (const auto& l : layer_linears(*this)) p += l.n * l.k * l.count;
+  return p;
+}
+double ModelCard::layer_bytes(int tp) const {
+  double b = layer_vector_params(*this) * weight_bytes_per_param / tp;
+  for (const auto& l : layer_linears(*this)) b += l.count * linear_bytes(*this, l.column ? l.n / tp : l.n, l.column ? l.k : l.k / tp);
+  return b;
 }
 double ModelCard::embedding_params() const { return double(vocab_size) * hidden_size; }
 double ModelCard::lm_head_params() const { return tie_word_embeddings ? 0 : double(vocab_size) * hidden_size; }
 double ModelCard::total_params() const {
-  return num_layers * layer_params() + embedding_params() + lm_head_params() + hidden_size;
+  return num_layers * layer_params() + embedding_params() + position_params() + lm_head_params() + final_norm_params();
 }
+double ModelCard::weight_bytes() const {
+  return num_layers * layer_bytes(1) + (embedding_params() + position_params() + lm_head_params() + final_norm_params()) * weight_bytes_per_param;
+}
+double ModelCard::linear_weight_bytes(double n, double k) const { return linear_bytes(*this, n, k); }
 
 double dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "bfloat16" || dtype == "fp16" || dtype == "float16") return 2;
@@ -25,27 +72,81 @@ double dtype_bytes(const std::string& dtype) {
   throw ValueError("unknown dtype '" + dtype + "' (one of bf16, fp16, fp8, int8, fp32)");
 }
 
+const std::vector<std::string>& kv_cache_dtypes() {
+  static const std::vector<std::string> names{"auto", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2"};
+  return names;
+}
+
+double kv_cache_dtype_bytes(const std::string& kv) {
+  if (kv == "auto" || kv == "bf16" || kv == "fp16") return 2;  // auto: the activations' 16-bit type (vLLM)
+  if (kv == "fp8" || kv == "fp8_e4m3" || kv == "fp8_e5m2") return 1;
+  throw ValueError("unknown kv_cache_dtype '" + kv + "' (one of auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2)" + did_you_mean(kv, kv_cache_dtypes()));
+}
+
 namespace {
 
-// Keys tpsim reads, and Hugging Face keys it knows and does not need.
+// Keys tpsim reads (several names for one field where Hugging Face model classes differ), and
+// Hugging Face keys it knows and does not need.
 const std::vector<std::string> USED_KEYS{
-    "model", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
-    "intermediate_size", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype", "kv_cache_dtype",
-    "num_local_experts", "num_experts_per_tok", "n_routed_experts", "moe_intermediate_size", "derived"};
+    "model", "hidden_size", "n_embd", "num_hidden_layers", "n_layer", "num_attention_heads", "n_head",
+    "num_key_value_heads", "num_kv_heads", "multi_query", "new_decoder_architecture", "head_dim", "intermediate_size",
+    "n_inner", "ffn_dim", "ffn_hidden_size", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype", "kv_cache_dtype",
+    "num_local_experts", "num_experts_per_tok", "n_routed_experts", "moe_intermediate_size", "derived", "model_type",
+    "hidden_act", "activation_function", "activation", "rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps",
+    "parallel_attn", "use_parallel_residual", "bias", "enable_bias", "attention_bias", "mlp_bias",
+    "max_position_embeddings", "n_positions", "quantization_config"};
 const std::vector<std::string> INFO_KEYS{
-    "source", "notes", "family_defaults", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
-    "architectures", "model_type", "bos_token_id", "eos_token_id", "pad_token_id", "hidden_act",
-    "initializer_range", "attention_bias", "attention_dropout", "mlp_bias", "pretraining_tp", "use_cache",
-    "transformers_version", "_name_or_path", "sliding_window", "use_sliding_window", "max_window_layers",
-    "quantization_config", "partial_rotary_factor", "rope_type", "layer_types", "query_pre_attn_scalar",
-    "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation", "cache_implementation",
-    "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "num_experts", "first_k_dense_replace",
-    "n_shared_experts", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+    "source", "notes", "family_defaults", "rope_theta", "rope_scaling", "architectures", "bos_token_id", "eos_token_id",
+    "pad_token_id", "initializer_range", "attention_dropout", "pretraining_tp", "use_cache", "transformers_version",
+    "_name_or_path", "sliding_window", "use_sliding_window", "max_window_layers", "partial_rotary_factor", "rope_type",
+    "layer_types", "query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation",
+    "cache_implementation", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "num_experts",
+    "first_k_dense_replace", "n_shared_experts", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+    "v_head_dim", "rotary_dim", "rotary_pct", "rotary_emb_base", "rotary", "alibi", "n_ctx", "resid_pdrop", "embd_pdrop",
+    "attn_pdrop", "hidden_dropout", "dropout", "activation_dropout", "classifier_dropout", "init_std", "layerdrop",
+    "prefix", "scale_attn_weights", "gradient_checkpointing", "summary_activation", "summary_first_dropout",
+    "summary_proj_to_labels", "summary_type", "summary_use_proj", "task_specific_params", "tokenizer_class",
+    "do_layer_norm_before", "word_embed_proj_dim", "output_projection", "_remove_final_layer_norm",
+    "layer_norm_elementwise_affine", "apply_residual_connection_post_layernorm", "num_ln_in_parallel_attn"};
+
+// What a model class builds without saying so in config.json (transformers' modeling_<type>.py).
+struct Family {
+  const char* model_type;
+  bool gated_mlp, layer_norm, parallel_block;
+  int norms_per_layer;
+  bool attention_bias, mlp_bias, learned_positions, tied;
+  long position_offset;  // extra rows of the position table (OPT's offset of 2)
+  const char* hidden_act;
+};
+const Family LLAMA{"llama", true, false, false, 2, false, false, false, false, 0, "silu"};
+const Family FAMILIES[] = {
+    {"gpt2", false, true, false, 2, true, true, true, true, 0, "gelu_new"},
+    {"gptj", false, true, true, 1, false, true, false, false, 0, "gelu_new"},  // one ln_1 feeds attention and MLP
+    {"gpt_neox", false, true, true, 2, true, true, false, false, 0, "gelu"},   // two norms of the same input
+    {"falcon", false, true, true, 1, false, false, false, true, 0, "gelu"},    // 2 norms with new_decoder_architecture
+    {"opt", false, true, false, 2, true, true, true, true, 2, "relu"},
+};
+
+const Family& family_of(const std::string& model_type) {
+  for (const auto& f : FAMILIES)
+    if (model_type == f.model_type) return f;
+  return LLAMA;  // llama, mistral, qwen2, gemma, mixtral, deepseek, ...: gated MLP, RMSNorm, rotary
+}
 
 // Limits far beyond any real model (the largest have d ~ 16k, ~128 layers, ~256k vocab): past
 // them a value is a typo, and the cost model's op lists and counts would grow without bound.
 constexpr long MAX_DIMENSION = 1'048'576;
 constexpr long MAX_LAYERS = 10'000;
+constexpr long MAX_CONTEXT = 100'000'000;
+
+bool given(const YamlMap& m, const std::string& key) { return m.has(key) && !m.node(key).IsNull(); }
+
+// The first of `keys` the card gives (one field under the names different model classes use).
+std::string first_given(const YamlMap& m, const std::vector<std::string>& keys) {
+  for (const auto& k : keys)
+    if (given(m, k)) return k;
+  return "";
+}
 
 int positive_int(const YamlMap& m, const std::string& key, long max = MAX_DIMENSION) {
   long v = m.integer(key);
@@ -55,9 +156,92 @@ int positive_int(const YamlMap& m, const std::string& key, long max = MAX_DIMENS
   return static_cast<int>(v);
 }
 
+// One field under any of its names; when none is given, the error names the first.
+int positive_of(const YamlMap& m, const std::vector<std::string>& keys, long max = MAX_DIMENSION) {
+  const std::string k = first_given(m, keys);
+  return positive_int(m, k.empty() ? keys.front() : k, max);
+}
+
+Quantization read_quantization(const YamlMap& q) {
+  const std::string method = q.str("quant_method");
+  Quantization z;
+  z.method = method;
+  const auto bits = [&](std::vector<long> allowed, long fallback) {
+    const long b = q.integer_or("bits", fallback);
+    if (std::find(allowed.begin(), allowed.end(), b) == allowed.end())
+      q.fail(q.node("bits"), method + " weights of " + std::to_string(b) + " bits are not a format tpsim knows");
+    return double(b);
+  };
+  if (method == "awq") {  // fp16 scale and a packed zero point per group (zero_point: true)
+    z.bits = bits({4}, 4);
+    z.group_size = q.integer_or("group_size", 128);
+    z.scale_bytes = 2 + (q.boolean_or("zero_point", true) ? z.bits / 8 : 0);
+  } else if (method == "gptq") {  // bits 8: int8 weight-only; group_size -1: one scale per row
+    z.bits = bits({2, 3, 4, 8}, 4);
+    z.group_size = std::max(0L, q.integer_or("group_size", 128));
+    z.scale_bytes = 2 + (q.boolean_or("sym", true) ? 0 : z.bits / 8);
+  } else if (method == "fp8") {  // weight_block_size [bn, bk]: one fp32 scale per bn x bk block
+    z.bits = 8, z.fp8_compute = true;
+    if (given(q, "weight_block_size")) {
+      const YAML::Node b = q.node("weight_block_size");
+      if (!b.IsSequence() || b.size() != 2) q.fail(b, "'weight_block_size' must be [rows, columns]");
+      const long rows = integer_of(q.file(), b[0], "block rows"), cols = integer_of(q.file(), b[1], "block columns");
+      if (rows < 1 || cols < 1) q.fail(b, "'weight_block_size' must be positive");
+      z.group_size = cols, z.scale_bytes = 4.0 / double(rows);
+    }
+  } else if (method == "mxfp4") {  // OCP MX: E2M1 values, one E8M0 scale per 32
+    z.bits = 4, z.group_size = 32, z.scale_bytes = 1;
+  } else if (method == "modelopt" && q.str("quant_algo") == "NVFP4") {  // E2M1 values, one E4M3 scale per 16
+    z.method = "nvfp4";
+    z.bits = 4, z.group_size = q.integer_or("group_size", 16), z.scale_bytes = 1;
+  } else if (method == "modelopt") {
+    q.fail(q.node("quant_algo"), "quant_algo '" + q.str("quant_algo") + "' of modelopt is not one tpsim knows (NVFP4)");
+  } else {
+    const std::vector<std::string> known{"awq", "gptq", "fp8", "mxfp4", "modelopt"};
+    q.fail(q.node("quant_method"), "unknown quant_method '" + method + "' (one of awq, gptq, fp8, mxfp4, modelopt)" + did_you_mean(method, known));
+  }
+  if (z.group_size < 0 || z.group_size > MAX_DIMENSION) q.fail(q.node("group_size"), "'group_size' must be between 1 and " + std::to_string(MAX_DIMENSION));
+  return z;
+}
+
+void read_architecture(const YamlMap& m, ModelCard& c) {
+  const std::string type = m.str_or("model_type", "");
+  const Family& f = family_of(type);
+  c.gated_mlp = f.gated_mlp;
+  c.norms_per_layer = f.norms_per_layer;
+  c.parallel_block = f.parallel_block;
+  if (type == "falcon" && m.boolean_or("new_decoder_architecture", false)) c.norms_per_layer = 2;  // ln_attn, ln_mlp
+  for (const char* key : {"parallel_attn", "use_parallel_residual"})
+    if (given(m, key)) c.parallel_block = m.boolean_or(key, false);
+  if (!c.parallel_block) c.norms_per_layer = 2;
+  const std::string act = first_given(m, {"hidden_act", "activation_function", "activation"});
+  c.hidden_act = act.empty() ? f.hidden_act : m.str(act);
+  c.layer_norm = given(m, "rms_norm_eps") ? false : (given(m, "layer_norm_epsilon") || given(m, "layer_norm_eps") || f.layer_norm);
+  c.attention_bias = f.attention_bias, c.mlp_bias = f.mlp_bias;
+  for (const char* key : {"bias", "enable_bias"})
+    if (given(m, key)) c.attention_bias = c.mlp_bias = m.boolean_or(key, false);
+  c.attention_bias = m.boolean_or("attention_bias", c.attention_bias);
+  c.mlp_bias = m.boolean_or("mlp_bias", c.mlp_bias);
+  c.tie_word_embeddings = m.boolean_or("tie_word_embeddings", f.tied);
+  const std::string context = first_given(m, {"max_position_embeddings", "n_positions"});
+  if (!context.empty()) c.max_position_embeddings = positive_int(m, context, MAX_CONTEXT);
+  if (f.learned_positions) {
+    if (context.empty()) m.fail(m.raw(), "a " + type + " model's learned position table needs 'max_position_embeddings'");
+    c.learned_positions = c.max_position_embeddings + f.position_offset;
+  }
+}
+
+// Falcon without new_decoder_architecture shares one KV head (multi_query) or has one per head.
+int kv_heads(const YamlMap& m, int heads) {
+  const bool falcon = m.str_or("model_type", "") == "falcon";
+  if (falcon && !m.boolean_or("new_decoder_architecture", false)) return m.boolean_or("multi_query", true) ? 1 : heads;
+  const std::string k = first_given(m, {"num_key_value_heads", "num_kv_heads"});
+  return k.empty() ? heads : positive_int(m, k);
+}
+
 }  // namespace
 
-ModelCard load_model_card(const std::string& path, const std::string& dtype_override) {
+ModelCard load_model_card(const std::string& path, const std::string& dtype_override, const std::string& kv_override) {
   YamlMap m(path, load_yaml_file(path), "a model card");
   const bool is_json = path.size() > 5 && path.substr(path.size() - 5) == ".json";
   if (!is_json) {
@@ -67,39 +251,50 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
   }
   ModelCard c;
   c.name = m.str_or("model", m.has("_name_or_path") ? m.str("_name_or_path") : path);
-  c.hidden_size = positive_int(m, "hidden_size");
-  c.num_layers = positive_int(m, "num_hidden_layers", MAX_LAYERS);
-  c.num_heads = positive_int(m, "num_attention_heads");
-  c.num_kv_heads = m.has("num_key_value_heads") ? positive_int(m, "num_key_value_heads") : c.num_heads;
-  if (m.has("head_dim") && !m.node("head_dim").IsNull()) {
+  read_architecture(m, c);
+  c.hidden_size = positive_of(m, {"hidden_size", "n_embd"});
+  c.num_layers = positive_of(m, {"num_hidden_layers", "n_layer"}, MAX_LAYERS);
+  c.num_heads = positive_of(m, {"num_attention_heads", "n_head"});
+  c.num_kv_heads = kv_heads(m, c.num_heads);
+  if (given(m, "head_dim")) {
     c.head_dim = positive_int(m, "head_dim");
   } else if (m.has("derived") && m.map("derived").has("head_dim")) {
     c.head_dim = positive_int(m.map("derived"), "head_dim");
   } else {
     if (c.hidden_size % c.num_heads != 0)
-      m.fail(m.node("num_attention_heads"), "hidden_size is not a multiple of num_attention_heads; give head_dim");
+      m.fail(m.node(first_given(m, {"num_attention_heads", "n_head"})), "hidden_size is not a multiple of num_attention_heads; give head_dim");
     c.head_dim = c.hidden_size / c.num_heads;
   }
   c.vocab_size = positive_int(m, "vocab_size");
-  c.tie_word_embeddings = m.boolean_or("tie_word_embeddings", false);
+  const std::vector<std::string> mlp_keys{"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"};
   if (m.has("num_local_experts") || m.has("n_routed_experts")) {
     c.num_experts = positive_int(m, m.has("num_local_experts") ? "num_local_experts" : "n_routed_experts");
     c.experts_per_token = positive_int(m, "num_experts_per_tok");
     c.intermediate_size = positive_int(m, m.has("moe_intermediate_size") ? "moe_intermediate_size" : "intermediate_size");
+  } else if (!c.gated_mlp && first_given(m, mlp_keys).empty()) {
+    c.intermediate_size = 4 * c.hidden_size;  // GPT-2, GPT-J and Falcon's n_inner / ffn_hidden_size: null
   } else {
-    c.intermediate_size = positive_int(m, "intermediate_size");
+    c.intermediate_size = positive_of(m, mlp_keys);
   }
-  if (c.num_kv_heads > c.num_heads) m.fail(m.node("num_key_value_heads"), "num_key_value_heads exceeds num_attention_heads");
+  if (c.num_kv_heads > c.num_heads) m.fail(m.node(first_given(m, {"num_key_value_heads", "num_kv_heads"})), "num_key_value_heads exceeds num_attention_heads");
+  if (given(m, "quantization_config")) c.quantization = read_quantization(m.map("quantization_config"));
 
-  std::string dtype = "bf16";
-  for (const char* key : {"dtype", "torch_dtype"})
-    if (m.has(key) && !m.node(key).IsNull()) dtype = m.str(key);
-  if (!dtype_override.empty()) dtype = dtype_override;
+  // The scenario's overrides were checked where the scenario gives them.
+  const std::string dtype_key = first_given(m, {"dtype", "torch_dtype"});
+  const std::string dtype = !dtype_override.empty() ? dtype_override : dtype_key.empty() ? "bf16" : m.str(dtype_key);
   try {
     c.weight_bytes_per_param = dtype_bytes(dtype);
-    c.kv_bytes_per_value = m.has("kv_cache_dtype") ? dtype_bytes(m.str("kv_cache_dtype")) : 2.0;
   } catch (const ValueError& e) {
-    m.fail(m.has("kv_cache_dtype") ? m.node("kv_cache_dtype") : m.raw(), e.what());
+    m.fail(m.node(dtype_key), e.what());
+  }
+  if (!kv_override.empty()) {
+    c.kv_bytes_per_value = kv_cache_dtype_bytes(kv_override);
+  } else if (given(m, "kv_cache_dtype")) {
+    try {
+      c.kv_bytes_per_value = kv_cache_dtype_bytes(m.str("kv_cache_dtype"));
+    } catch (const ValueError& e) {
+      m.fail(m.node("kv_cache_dtype"), e.what());
+    }
   }
   c.dtype = dtype;
   return c;

@@ -1,12 +1,28 @@
 // A model's shapes, read from a model card (YAML with Hugging Face config.json field names)
-// or from a config.json itself. Dense decoder-only transformers with grouped-query attention;
-// Mixture-of-Experts models (num_local_experts / n_routed_experts) are read with their expert
-// shapes. Byte counts are derived here, once: the weights of a layer, of the embedding and of
-// the LM head.
+// or from a config.json itself. Decoder-only transformers: Llama-style (gated SiLU MLP, RMSNorm,
+// rotary, grouped-query attention), GPT-style (two-matrix GeLU/ReLU MLP, LayerNorm, biases,
+// learned position embeddings: GPT-2, OPT), parallel attention + MLP blocks (GPT-J, GPT-NeoX,
+// Falcon), Mixture-of-Experts (num_local_experts / n_routed_experts), and quantised weights
+// (quantization_config: AWQ, GPTQ, fp8, MXFP4, NVFP4). What config.json leaves implicit follows
+// the model_type, as the Hugging Face model classes do. Byte counts are derived here, once: the
+// weights of a layer (sharded over TP), of the embedding and of the LM head.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace tpsim {
+
+// How the linear layers' weights are stored. Embeddings, the LM head, norms and biases keep the
+// card's dtype. An n x k weight (out x in) takes n·k·bits/8 bytes plus, per output row, one scale
+// (and zero point) of `scale_bytes` per `group_size` inputs (group_size 0: one per row).
+struct Quantization {
+  std::string method;        // "" (none), awq, gptq, fp8, mxfp4, nvfp4
+  double bits = 0;           // bits per weight
+  long group_size = 0;
+  double scale_bytes = 0;    // bytes of one group's scale plus zero point
+  bool fp8_compute = false;  // W8A8: GEMMs in fp8; every other method dequantises to 16-bit compute
+  double linear_bytes(double n, double k) const;
+};
 
 struct ModelCard {
   std::string name;
@@ -20,25 +36,51 @@ struct ModelCard {
   bool tie_word_embeddings = false;
   int num_experts = 0;          // 0 for dense
   int experts_per_token = 0;
-  double weight_bytes_per_param = 2;  // bf16 = 2, fp8 = 1
+  // Architecture (defaults of the model_type, then the config's own fields).
+  bool gated_mlp = true;        // gate + up + down (SwiGLU); false: up + down (GPT, OPT, Falcon)
+  std::string hidden_act = "silu";
+  bool layer_norm = false;      // LayerNorm (weight and bias) rather than RMSNorm (weight)
+  int norms_per_layer = 2;
+  bool parallel_block = false;  // attention and MLP read the same input: one all-reduce per layer
+  bool attention_bias = false;  // biases of QKV and the output projection
+  bool mlp_bias = false;        // biases of the MLP projections
+  long learned_positions = 0;   // rows of a learned position table (GPT-2, OPT); 0: rotary or ALiBi
+  long max_position_embeddings = 0;  // context window in tokens; 0 = not given
+  Quantization quantization;
+  double weight_bytes_per_param = 2;  // element size of unquantised weights: bf16 = 2, fp8 = 1
   double kv_bytes_per_value = 2;      // KV-cache element size
   std::string dtype = "bf16";
 
   // Parameter counts.
-  double layer_params() const;       // attention + MLP (all experts) + norms, one layer
+  double layer_params() const;       // attention + MLP (all experts) + norms and biases, one layer
   double embedding_params() const;   // vocab x d
+  double position_params() const { return double(learned_positions) * hidden_size; }
   double lm_head_params() const;     // vocab x d, or 0 when tied
+  double final_norm_params() const { return layer_norm ? 2.0 * hidden_size : hidden_size; }
   double total_params() const;
-  double weight_bytes() const { return total_params() * weight_bytes_per_param; }
+  // Weight bytes of one layer on one of `tp` ranks (column-parallel QKV, gate/up; row-parallel
+  // output and down projections; norms and biases counted as sharded too).
+  double layer_bytes(int tp = 1) const;
+  double weight_bytes() const;
+  // Bytes of one n x k linear weight (or shard) as stored: quantised, or in the card's dtype.
+  double linear_weight_bytes(double n, double k) const;
+  // Bytes per element the GEMMs compute in: 1 for fp8 (W8A8), else 2.
+  double compute_bytes() const { return quantization.fp8_compute || weight_bytes_per_param <= 1 ? 1 : 2; }
   // KV bytes per token per layer for the whole model (all KV heads).
   double kv_bytes_per_token_layer() const { return 2.0 * num_kv_heads * head_dim * kv_bytes_per_value; }
 };
 
 // Reads a model card (.yaml) or a Hugging Face config.json (.json). `dtype` overrides the card's
-// (e.g. "fp8"); empty keeps it. Errors are located InputErrors.
-ModelCard load_model_card(const std::string& path, const std::string& dtype_override = "");
+// (e.g. "fp8") and `kv_cache_dtype` the card's KV-cache type; empty keeps them. Errors are
+// located InputErrors.
+ModelCard load_model_card(const std::string& path, const std::string& dtype_override = "",
+                          const std::string& kv_cache_dtype_override = "");
 
 // Bytes per element of a dtype name ("bf16", "fp16", "fp8", "fp32", "int8"); throws ValueError.
 double dtype_bytes(const std::string& dtype);
+// Bytes per KV-cache element of a kv_cache_dtype (vLLM's names: auto = 16-bit, fp8, fp8_e4m3,
+// fp8_e5m2, bf16, fp16); throws ValueError naming the known ones.
+double kv_cache_dtype_bytes(const std::string& kv_cache_dtype);
+const std::vector<std::string>& kv_cache_dtypes();
 
 }  // namespace tpsim

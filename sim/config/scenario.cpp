@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "model_card.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
@@ -153,6 +154,8 @@ WorkloadSpec read_workload(const YamlMap& m) {
   w.batch = static_cast<int>(at_most(m, "batch", double(batch), MAX_BATCH, "sequences per replica (memory grows with the batch)"));
   w.prompt = read_length(m, "prompt_tokens", w.prompt);
   w.output = read_length(m, "output_tokens", w.output);
+  w.prompt_where = location_of(m.file(), m.has("prompt_tokens") ? m.node("prompt_tokens") : m.raw());
+  w.output_where = location_of(m.file(), m.has("output_tokens") ? m.node("output_tokens") : m.raw());
   if (m.has("rate_per_s")) w.rate_per_s = positive(m, "rate_per_s", m.number("rate_per_s"));
   if (m.has("burstiness")) w.burstiness = positive(m, "burstiness", m.number("burstiness"));
   w.requests = m.integer_or("requests", 0);
@@ -163,7 +166,10 @@ WorkloadSpec read_workload(const YamlMap& m) {
   if (w.requests == 0 && w.rate_per_s * w.duration_s > MAX_REQUESTS)
     m.fail(m.node("duration"), "'duration' at 'rate_per_s' makes " + count(std::ceil(w.rate_per_s * w.duration_s)) +
                                    " requests; tpsim refuses more than 10000000 (memory grows with requests)");
-  if (m.has("trace")) w.trace_path = existing_file(m, "trace", "trace file");
+  if (m.has("trace")) {
+    w.trace_path = existing_file(m, "trace", "trace file");
+    w.prompt_where = w.output_where = location_of(m.file(), m.node("trace"));
+  }
   const bool open = w.arrivals != ArrivalKind::closed;
   if (open && w.arrivals != ArrivalKind::trace && w.rate_per_s <= 0)
     m.fail(m.raw(), "arrivals '" + arrivals + "' needs 'rate_per_s'");
@@ -272,6 +278,7 @@ double sweep_value(const YamlMap& m, const YAML::Node& n, const Sweepable& p) {
 SweepSpec read_sweep(const YamlMap& m) {
   m.check_keys({"parameter", "values", "from", "to", "steps"});
   SweepSpec s;
+  s.where = location_of(m.file(), m.raw());
   s.parameter = m.str("parameter");
   const Sweepable* p = find_sweepable(s.parameter);
   if (!p) {
@@ -366,7 +373,7 @@ void apply_sweep_value(Scenario& s, const std::string& parameter, double value) 
 
 Scenario load_scenario(const std::string& path) {
   YamlMap m(path, load_yaml_file(path), "a scenario");
-  m.check_keys({"name", "description", "platform", "model", "calibration", "dtype", "seed", "configs", "workload",
+  m.check_keys({"name", "description", "platform", "model", "calibration", "dtype", "kv_cache_dtype", "seed", "configs", "workload",
                 "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep"});
   Scenario s;
   s.file = path;
@@ -376,6 +383,15 @@ Scenario load_scenario(const std::string& path) {
   s.model_path = existing_file(m, "model", "model card");
   if (m.has("calibration")) s.calibration_path = existing_file(m, "calibration", "calibration file");
   s.dtype = m.str_or("dtype", "");
+  s.kv_cache_dtype = m.str_or("kv_cache_dtype", "");
+  for (auto [key, bytes] : {std::pair{"dtype", &dtype_bytes}, std::pair{"kv_cache_dtype", &kv_cache_dtype_bytes}}) {
+    if (!m.has(key)) continue;
+    try {
+      bytes(m.str(key));
+    } catch (const ValueError& e) {
+      m.fail(m.node(key), e.what());
+    }
+  }
   const long seed = m.integer_or("seed", 1);
   if (seed < 0) m.fail(m.node("seed"), "'seed' must be >= 0");
   s.seed = static_cast<std::uint64_t>(seed);
@@ -387,6 +403,7 @@ Scenario load_scenario(const std::string& path) {
     if (!names.insert(s.configs.back().name).second) m.fail(c, "two configurations are named '" + s.configs.back().name + "'");
   }
   if (m.has("workload")) s.workload = read_workload(m.map("workload"));
+  else s.workload.prompt_where = s.workload.output_where = location_of(path, m.raw());
   if (m.has("scheduler")) s.scheduler = read_scheduler(m.map("scheduler"));
   if (m.has("engine")) s.engine = read_engine(m.map("engine"));
   if (m.has("collectives")) s.collectives = read_collectives(m.map("collectives"));

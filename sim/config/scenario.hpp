@@ -42,6 +42,7 @@ struct WorkloadSpec {
   long requests = 0;               // number of requests (open arrivals)
   double duration_s = 0;           // or a duration
   std::string trace_path;          // trace file (CSV or JSONL)
+  Location prompt_where, output_where;  // the keys that set the lengths, for errors found later
 };
 
 struct SchedulerSpec {
@@ -95,6 +96,7 @@ struct SweepSpec {
   std::string parameter;        // e.g. "collectives.fixed_latency"
   std::vector<double> values;   // SI
   std::string unit;             // unit of the values: "s", "B/s", "B", "tokens", "requests/s"
+  Location where;               // the sweep, for errors found later (a swept prompt beyond the context)
 };
 
 struct Scenario {
@@ -105,6 +107,7 @@ struct Scenario {
   std::string model_path;
   std::string calibration_path;    // "" = datasheet defaults
   std::string dtype;               // "" = model card's
+  std::string kv_cache_dtype;      // "" = model card's (auto, fp8, ...: vLLM's --kv-cache-dtype)
   std::uint64_t seed = 1;
   std::vector<ConfigSpec> configs;
   WorkloadSpec workload;

@@ -142,22 +142,31 @@ int route(Shared& sh, const std::string& policy) {
   return best;
 }
 
+// Requests that arrive at the same instant (a closed batch, equal trace timestamps) are all
+// enqueued before any replica is woken: a release hands control to the woken replica, which
+// would otherwise schedule its first step with only the first of them.
 void arrival_actor(Shared* sh) {
   const RunSpec& spec = *sh->spec;
-  for (const auto& req : spec.requests) {
-    const double at = sh->start + req.arrival_s;
+  const auto& reqs = spec.requests;
+  std::set<int> woken;
+  for (std::size_t i = 0; i < reqs.size();) {
+    const double at = sh->start + reqs[i].arrival_s;
     if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
-    const int r = route(*sh, spec.scheduler.router);
-    if (!sh->schedulers[r].can_ever_fit(req)) {
-      ++sh->result.dropped;
-      if (--sh->remaining == 0) sh->all_done->release();
-      continue;
+    woken.clear();
+    for (const double instant = reqs[i].arrival_s; i < reqs.size() && reqs[i].arrival_s == instant; ++i) {
+      const int r = route(*sh, spec.scheduler.router);
+      if (!sh->schedulers[r].can_ever_fit(reqs[i])) {
+        ++sh->result.dropped;
+        if (--sh->remaining == 0) sh->all_done->release();
+        continue;
+      }
+      sh->schedulers[r].enqueue(reqs[i]);
+      woken.insert(r);
     }
-    sh->schedulers[r].enqueue(req);
-    sh->wake[r]->release();
+    for (int r : woken) sh->wake[r]->release();
   }
   if (sh->remaining > 0) sh->all_done->acquire();
-  sh->result.makespan_s = sg4::Engine::get_clock() - sh->start - (spec.requests.empty() ? 0 : spec.requests.front().arrival_s);
+  sh->result.makespan_s = sg4::Engine::get_clock() - sh->start - (reqs.empty() ? 0 : reqs.front().arrival_s);
   for (auto& s : sh->schedulers) sh->result.preemptions += s.preemptions();
 }
 

@@ -24,7 +24,7 @@ struct Inputs {
 
 Inputs load_inputs(const Scenario& s) {
   Inputs in;
-  in.model = load_model_card(s.model_path, s.dtype);
+  in.model = load_model_card(s.model_path, s.dtype, s.kv_cache_dtype);
   in.platform = load_platform_file(s.platform_path);
   if (!s.calibration_path.empty()) in.calibration = std::make_unique<Calibration>(load_calibration(s.calibration_path));
   for (const auto& c : s.configs) {
@@ -65,7 +65,7 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
   f.weights_B = weight_bytes_per_rank(m, tp, pp);
   // Peak activations of the reference prefill: residual, QKV, MLP intermediate, logits.
   f.activations_B = tokens * act * (2.0 * m.hidden_size + double(m.num_heads + 2 * m.num_kv_heads) * m.head_dim / tp +
-                                    3.0 * m.intermediate_size / tp) +
+                                    (m.gated_mlp ? 3.0 : 2.0) * m.intermediate_size / tp) +
                     s.workload.batch * double(m.vocab_size) / tp * 4;
   const double kv_token = kv_bytes_per_token_rank(m, tp, pp);
   f.kv_B = double(s.workload.batch) * (s.workload.prompt.value + s.workload.output.value) * kv_token;
@@ -82,6 +82,23 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
                         free_for_kv / 1e9);
   }
   return f;
+}
+
+// A request beyond the model's context window (max_position_embeddings) cannot be served: an
+// engine refuses it, so the scenario is refused where it sets the lengths.
+void check_context(const std::vector<Request>& requests, const ModelCard& m, const WorkloadSpec& w) {
+  const long context = m.max_position_embeddings;
+  if (context <= 0) return;
+  const bool varies = w.arrivals == ArrivalKind::trace || w.prompt.dist != LengthDist::fixed || w.output.dist != LengthDist::fixed;
+  for (const auto& r : requests) {
+    if (r.prompt_tokens + r.output_tokens <= context) continue;
+    const std::string which = varies ? fmt::format("request {}: ", r.id) : "";
+    const std::string window = fmt::format("the {}-token context of {} (max_position_embeddings)", context, m.name);
+    if (r.prompt_tokens > context)
+      throw InputError(w.prompt_where, fmt::format("{}a prompt of {} tokens is longer than {}", which, r.prompt_tokens, window));
+    throw InputError(w.output_where, fmt::format("{}{} prompt + {} output tokens do not fit in {}", which, r.prompt_tokens,
+                                                 r.output_tokens, window));
+  }
 }
 
 const CollectivePlan* first_collective(const StepPlan& p) {
@@ -181,6 +198,8 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.pp = c.pp;
   const GpuDesc& gpu = *in.platform.gpu(c.layout[0][0]);
   r.gpu_model = gpu.model;
+  std::vector<Request> requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
+  check_context(requests, in.model, s.workload);
   const Sharding sh = check_tp(in.model, c.tp);
   if (sh.kv_replicated)
     r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
@@ -191,7 +210,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
       break;
     }
   r.memory = memory_fit(in.model, c, *gpu.spec, s);
-  const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.weight_bytes_per_param);
+  const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
   const auto& group = c.layout[0];
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);
@@ -216,7 +235,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.sequence_parallel = s.collectives.sequence_parallel;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
   for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
-  spec.requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
+  spec.requests = std::move(requests);
   spec.force_flows = opt.force_flows;
   spec.trace = opt.trace;
   spec.trace_process = c.name;
@@ -284,6 +303,8 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
     for (double v : s.sweep->values) {
       Scenario point = s;
       apply_sweep_value(point, s.sweep->parameter, v);
+      if (s.sweep->parameter == "workload.prompt_tokens") point.workload.prompt_where = s.sweep->where;
+      if (s.sweep->parameter == "workload.output_tokens") point.workload.output_where = s.sweep->where;
       RunOptions untraced = opt;
       untraced.trace = nullptr;
       SweepPoint sp{v, run_all(point, in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v)), ""};

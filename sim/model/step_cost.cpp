@@ -23,10 +23,10 @@ Breakdown Breakdown::scaled(double f) const {
   return b;
 }
 
-GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double bytes_per_param) {
+GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes) {
   GpuModel g;
   g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps : spec.hbm_achievable_Bps);
-  g.peak_flops = bytes_per_param <= 1 && spec.fp8_peak_flops > 0 ? spec.fp8_peak_flops : spec.bf16_peak_flops;
+  g.peak_flops = compute_bytes <= 1 && spec.fp8_peak_flops > 0 ? spec.fp8_peak_flops : spec.bf16_peak_flops;
   g.matmul_efficiency = s.hardware.matmul_efficiency.value_or(spec.matmul_efficiency);
   g.kernel_launch_s = s.engine.kernel_launch_s.value_or(cal && cal->kernel_launch_s ? *cal->kernel_launch_s : spec.kernel_launch_s);
   g.graph_kernel_s = s.engine.graph_kernel_s.value_or(spec.graph_kernel_s);
@@ -40,7 +40,7 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
     auto table = std::make_shared<const fit::GemmTable>(std::move(points));
     // The weights' type, else its sibling: tensor cores run bf16 and fp16 at the same rate.
     // Without a measurement of either, the roofline stands.
-    std::string dtype = bytes_per_param <= 1 ? "fp8" : "bf16";
+    std::string dtype = compute_bytes <= 1 ? "fp8" : "bf16";
     if (!table->has_dtype(dtype) && dtype == "bf16") dtype = "fp16";
     if (table->has_dtype(dtype)) {
       // Steps repeat the same shapes millions of times: each (m, n, k) is interpolated once.

@@ -34,7 +34,8 @@ struct GpuModel {
   std::function<std::optional<double>(double m, double n, double k)> gemm_lookup;
 };
 
-GpuModel gpu_model(const GpuSpec& spec, const Scenario& scenario, const Calibration* calibration, double bytes_per_param);
+// `compute_bytes`: the GEMMs' element size (ModelCard::compute_bytes): 1 runs them at the fp8 peak.
+GpuModel gpu_model(const GpuSpec& spec, const Scenario& scenario, const Calibration* calibration, double compute_bytes);
 
 // Time and category of one non-collective op.
 double op_time(const Op& op, const GpuModel& gpu, Breakdown* into = nullptr);

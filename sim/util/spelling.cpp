@@ -20,9 +20,28 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+namespace {
+
+// `word` is one or more whole '_'-separated parts of `name`: "rate" in "rate_per_s", "tokens" in
+// "prompt_tokens". Short words (under 3 letters) are not matched this way.
+bool names_a_part(std::string_view word, std::string_view name) {
+  if (word.size() < 3 || word.size() >= name.size()) return false;
+  for (std::size_t at = name.find(word); at != std::string_view::npos; at = name.find(word, at + 1)) {
+    const std::size_t end = at + word.size();
+    if ((at == 0 || name[at - 1] == '_') && (end == name.size() || name[end] == '_')) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  // A key the word abbreviates beats any typo: `rate` means rate_per_s, not trace.
   std::optional<std::string> best;
+  for (const auto& c : candidates)
+    if (names_a_part(word, c) && (!best || c.size() < best->size())) best = c;
+  if (best) return best;
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::size_t best_distance = limit + 1;
   for (const auto& c : candidates) {
     std::size_t d = edit_distance(word, c);

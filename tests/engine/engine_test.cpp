@@ -129,3 +129,17 @@ TEST_CASE("chunked prefill keeps decodes flowing: lower TPOT p99 than prefill-fi
   CHECK(chunked.configs[0].tpot_s.p99 < first.configs[0].tpot_s.p99);
   CHECK(chunked.configs[0].requests_completed == 200);
 }
+
+TEST_CASE("a closed batch arrives together: its first step prefills all B prompts, so every TTFT is equal") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/closed_batch.yaml"), {});
+  const ConfigResult& c = r.configs[0];
+  REQUIRE(c.requests_completed == 4);
+  // B = 4 prompts of T_in = 512 tokens fit the 8192-token budget: TTFT = one prefill step of
+  // B x T_in = 2048 tokens (the reference prefill) for every request, not 1 x 512 and then 3 x 512.
+  for (const auto& rec : c.records) {
+    CAPTURE(rec.id);
+    CHECK(rec.first_token_s - rec.arrival_s == doctest::Approx(c.prefill.total()).scale(0).epsilon(1e-9));
+    // Then 15 decode steps at batch 4 together: all finish at the same instant.
+    CHECK(rec.finish_s == doctest::Approx(c.records.front().finish_s).scale(0).epsilon(1e-12));
+  }
+}

@@ -52,7 +52,7 @@ void dry_run(const Scenario& s, const ModelCard& model, const PlatformDesc& plat
         for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i)
           topo.path(replica[i], replica[(i + 1) % replica.size()]);
       }
-      const GpuModel gm = gpu_model(*platform.gpu(c.layout[0][0])->spec, s, cal, model.weight_bytes_per_param);
+      const GpuModel gm = gpu_model(*platform.gpu(c.layout[0][0])->spec, s, cal, model.compute_bytes());
       const long prompt = std::lround(s.workload.prompt.value);
       const std::vector<SequenceWork> decode(s.workload.batch, {prompt, 1}), prefill(s.workload.batch, {0, prompt});
       check_time(plan_step(step_ops(model, c.tp, decode, c.pp), gm, cm, c.layout[0]).closed_form_s(), "a decode step");
@@ -81,7 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = fuzz::write_file(where / "fuzz.yaml", data, size);
   fuzz::accept_input_errors([&] {
     const Scenario s = load_scenario(path);
-    const ModelCard model = load_model_card(s.model_path, s.dtype);
+    const ModelCard model = load_model_card(s.model_path, s.dtype, s.kv_cache_dtype);
     const PlatformDesc platform = load_platform_file(s.platform_path);
     std::optional<Calibration> cal;
     if (!s.calibration_path.empty()) cal = load_calibration(s.calibration_path);

@@ -47,6 +47,19 @@ TEST_CASE("did you mean finds the nearest key within a typo's distance") {
   CHECK(edit_distance("kitten", "sitting") == 3);
 }
 
+TEST_CASE("did you mean prefers the key a word abbreviates over a near typo") {
+  const std::vector<std::string> workload{"arrivals", "batch", "prompt_tokens", "output_tokens", "rate_per_s",
+                                          "burstiness", "requests", "duration", "trace"};
+  // 'rate' is one edit from 'trace' but the first part of 'rate_per_s': the abbreviation wins.
+  CHECK(did_you_mean("rate", workload) == "; did you mean 'rate_per_s'?");
+  CHECK(did_you_mean("prompt", workload) == "; did you mean 'prompt_tokens'?");
+  // Not whole parts: 'trac' and 'batc' are typos of 'trace' and 'batch'.
+  CHECK(did_you_mean("trac", workload) == "; did you mean 'trace'?");
+  CHECK(did_you_mean("batc", workload) == "; did you mean 'batch'?");
+  // Under 3 letters a part means nothing: 'ra' suggests by edit distance only (2 edits: 'trace' is 3).
+  CHECK(did_you_mean("ra", workload).empty());
+}
+
 #include <filesystem>
 #include <fstream>
 

@@ -1,0 +1,176 @@
+// Model cards beyond Llama: GPT-style MLPs, parallel blocks, learned positions, quantised weights
+// and an fp8 KV cache. Each check states the formula behind the expected number.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "../scratch_dir.hpp"
+#include "config/model_card.hpp"
+#include "util/error.hpp"
+#include "workloads/step_ops.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+const std::string ROOT = TPSIM_SOURCE_DIR;
+ModelCard card(const std::string& name) { return load_model_card(ROOT + "/workloads/models/" + name + ".yaml"); }
+
+// Llama-3.1-8B's shapes with a quantization_config as Hugging Face checkpoints write it.
+ModelCard quantised(const std::string& name, const std::string& config) {
+  const auto path = tpsim::test::scratch_dir() / (name + ".yaml");
+  std::ofstream(path) << "model: " << name << "\nhidden_size: 4096\nnum_hidden_layers: 32\nnum_attention_heads: 32\n"
+                      << "num_key_value_heads: 8\nintermediate_size: 14336\nvocab_size: 128256\ntorch_dtype: bfloat16\n"
+                      << "quantization_config: " << config << "\n";
+  return load_model_card(path.string());
+}
+
+int count_ops(const StepOps& ops, OpKind kind, CollectiveOp op = CollectiveOp::all_reduce) {
+  int n = 0;
+  for (const Op& o : ops.flatten()) n += o.kind == kind && (kind != OpKind::collective || o.collective == op);
+  return n;
+}
+
+double layer_gemm_weight_bytes(const StepOps& ops) {
+  double b = 0;
+  for (const Op& o : ops.layer) b += o.kind == OpKind::gemm ? o.weight_bytes : 0;
+  return b;
+}
+
+// The linear layers' parameters of one layer: QKV, output, MLP (gate/up/down or up/down).
+double linear_params(const ModelCard& m) {
+  const double d = m.hidden_size, q = double(m.num_heads) * m.head_dim, kv = double(m.num_kv_heads) * m.head_dim;
+  return d * (q + 2 * kv) + q * d + (m.gated_mlp ? 3 : 2) * d * m.intermediate_size;
+}
+
+}  // namespace
+
+TEST_CASE("GPT-NeoX-20B: LayerNorm, biases and a two-matrix MLP give the model card's 20,554,567,680 parameters") {
+  const ModelCard m = card("gpt-neox-20b");
+  CHECK_FALSE(m.gated_mlp);
+  CHECK(m.layer_norm);
+  CHECK(m.parallel_block);
+  // Per layer: 4d^2 (QKV, dense) + 2dI (up, down) + 3d + d (attention biases) + I + d (MLP biases)
+  // + 2 x 2d (two LayerNorms); 44 layers + 2 x 50432 d (untied embed_in, embed_out) + 2d (final LayerNorm).
+  const double d = 6144, I = 24576;
+  const double layer = 4 * d * d + 2 * d * I + 4 * d + I + d + 4 * d;
+  CHECK(m.layer_params() == doctest::Approx(layer).scale(0).epsilon(1e-15));
+  CHECK(m.total_params() == doctest::Approx(20554567680.0).scale(0).epsilon(1e-15));
+  CHECK(m.weight_bytes() == doctest::Approx(2 * 20554567680.0).scale(0).epsilon(1e-15));  // float16
+}
+
+TEST_CASE("Falcon-40B: 8 KV heads, two norms, no biases; the checkpoint's 83.67 GB less its stored lm_head copy") {
+  const ModelCard m = card("falcon-40b");
+  CHECK(m.num_kv_heads == 8);
+  CHECK(m.head_dim == 64);
+  CHECK(m.intermediate_size == 4 * 8192);  // ffn_hidden_size not given: 4 x hidden
+  CHECK(m.norms_per_layer == 2);           // ln_attn, ln_mlp (new_decoder_architecture)
+  CHECK(m.tie_word_embeddings);
+  // pytorch_model.bin.index.json total_size 83,671,941,120 B in bf16, which stores lm_head (65024 x 8192) too.
+  CHECK(m.total_params() == doctest::Approx(83671941120.0 / 2 - 65024.0 * 8192).scale(0).epsilon(1e-15));
+  // KV cache: 2 (K, V) x 8 heads x 64 x 2 B = 2 KiB per token per layer, 8 heads over TP=8: 1 head each.
+  CHECK(m.kv_bytes_per_token_layer() == 2 * 8 * 64 * 2);
+  CHECK(kv_bytes_per_token_rank(m, 8) == doctest::Approx(60 * 2 * 1 * 64 * 2.0).scale(0));
+}
+
+TEST_CASE("parallel blocks: L all-reduces per step, not 2L; one kernel fewer per layer where one norm feeds both") {
+  const std::vector<SequenceWork> decode(4, {512, 1});
+  struct Case { const char* card; int layers; int kernels_per_layer; };
+  // Llama: norm, QKV, attention, o, all-reduce, norm, gate_up, silu_mul, down, all-reduce = 10.
+  // GPT-J: ln_1, QKV, attention, out, fc_in, gelu, fc_out, all-reduce = 8 (one norm feeds both).
+  // NeoX and Falcon-40B: two norms of the same input = 9.
+  for (auto [name, layers, kernels] : {Case{"llama-3.1-8b", 32, 10}, Case{"gpt-j-6b", 28, 8}, Case{"gpt-neox-20b", 44, 9},
+                                       Case{"falcon-40b", 60, 9}}) {
+    CAPTURE(name);
+    const ModelCard m = card(name);
+    const StepOps ops = step_ops(m, 2, decode);
+    CHECK(int(ops.layer.size()) == kernels);
+    CHECK(count_ops(ops, OpKind::collective) == (m.parallel_block ? 1 : 2) * layers);
+    CHECK(count_ops(ops, OpKind::collective, CollectiveOp::all_gather) == 1);  // the logits
+    // With sequence parallelism each layer's one all-reduce is a reduce-scatter and an all-gather.
+    if (m.parallel_block)
+      CHECK(count_ops(step_ops(m, 2, decode, 1, true), OpKind::collective, CollectiveOp::reduce_scatter) == layers);
+  }
+}
+
+TEST_CASE("two-matrix GeLU MLP with biases: GPT-J reads 4d^2 + 2dI weights per layer plus I + d MLP biases") {
+  const ModelCard m = card("gpt-j-6b");
+  CHECK(m.intermediate_size == 16384);  // n_inner: null -> 4 x n_embd
+  CHECK(m.max_position_embeddings == 2048);  // n_positions
+  const double d = 4096, I = 16384, s = 2;
+  // TP=1: QKV (3d x d, no bias), out (d x d, no bias), fc_in (I x d + I bias), fc_out (d x I + d bias).
+  CHECK(layer_gemm_weight_bytes(step_ops(m, 1, {{0, 1}})) == doctest::Approx((4 * d * d + 2 * d * I + I + d) * s).scale(0));
+  // TP=4: every weight and bias a quarter (column-parallel rows, row-parallel columns).
+  CHECK(layer_gemm_weight_bytes(step_ops(m, 4, {{0, 1}})) == doctest::Approx((4 * d * d + 2 * d * I + I + d) * s / 4).scale(0));
+  CHECK(m.layer_bytes(4) == doctest::Approx((4 * d * d + 2 * d * I + I + d + 2 * d) * s / 4).scale(0));  // + ln_1 weight and bias
+}
+
+TEST_CASE("OPT-13B: learned positions are 2050 rows of the replicated tables, and each token reads one of them") {
+  const ModelCard m = card("opt-13b");
+  const double d = 5120, s = 2;
+  CHECK(m.learned_positions == 2048 + 2);  // OPT's position offset of 2
+  CHECK(m.tie_word_embeddings);
+  // Per rank at TP=2: layers / 2 + the tied embedding (50272 d) + positions (2050 d) + final LayerNorm (2d), replicated.
+  CHECK(weight_bytes_per_rank(m, 2) == doctest::Approx(40 * m.layer_bytes(2) + (50272 + 2050 + 2) * d * s).scale(0));
+  // A prefill of 100 tokens reads 100 token rows and 100 position rows: 2 x 100 d s.
+  CHECK(step_ops(m, 2, {{0, 100}}).prologue[0].weight_bytes == doctest::Approx(2 * 100 * d * s).scale(0));
+}
+
+TEST_CASE("int4 AWQ: linear weights at 0.5 B per parameter plus an fp16 scale and a 4-bit zero per group of 128") {
+  const ModelCard awq = quantised("awq", "{bits: 4, group_size: 128, quant_method: awq, version: gemm, zero_point: true}");
+  const ModelCard bf16 = card("llama-3.1-8b");
+  CHECK(awq.compute_bytes() == 2);  // dequantised to 16-bit GEMMs
+  // Per linear parameter: 0.5 + (2 + 0.5) / 128 bytes; embedding, LM head and norms stay in bf16.
+  const double linear = linear_params(awq);
+  CHECK(awq.layer_bytes(1) == doctest::Approx(linear * (0.5 + 2.5 / 128) + 2 * 4096 * 2).scale(0).epsilon(1e-12));
+  CHECK(awq.weight_bytes() == doctest::Approx(bf16.weight_bytes() - 32 * linear * (2 - 0.5 - 2.5 / 128)).scale(0).epsilon(1e-12));
+  // A decode step reads the quantised shards: QKV at TP=2 is 3072 x 4096 -> 3072 x 4096 x 0.5 + 3072 x 32 x 2.5 B.
+  const StepOps ops = step_ops(awq, 2, {{128, 1}});
+  CHECK(ops.layer[1].weight_bytes == doctest::Approx(3072.0 * 4096 * 0.5 + 3072.0 * 32 * 2.5).scale(0));
+  CHECK(ops.layer[1].flops == doctest::Approx(2.0 * 3072 * 4096).scale(0));  // the GEMM's flops do not change
+}
+
+TEST_CASE("GPTQ int8 weight-only, MXFP4, NVFP4, block fp8: bytes per linear parameter and the compute type") {
+  struct Case { const char* name; const char* config; double bytes_per_param; double compute; };
+  for (auto [name, config, per_param, compute] : {
+           // int8, symmetric: 1 B + an fp16 scale per 128, no zero points
+           Case{"gptq8", "{bits: 8, group_size: 128, quant_method: gptq, sym: true, desc_act: false}", 1 + 2.0 / 128, 2},
+           // 4-bit GPTQ with one scale per output row (group_size -1): 0.5 B + 2 B / k
+           Case{"gptq4_rows", "{bits: 4, group_size: -1, quant_method: gptq, sym: true}", 0, 2},
+           Case{"mxfp4", "{quant_method: mxfp4}", 0.5 + 1.0 / 32, 2},         // E2M1 + an E8M0 scale per 32
+           Case{"nvfp4", "{quant_method: modelopt, quant_algo: NVFP4}", 0.5 + 1.0 / 16, 2},  // E2M1 + an E4M3 scale per 16
+           Case{"fp8", "{quant_method: fp8, activation_scheme: dynamic, weight_block_size: [128, 128]}", 1 + 4.0 / (128 * 128), 1},
+       }) {
+    CAPTURE(name);
+    const ModelCard m = quantised(name, config);
+    CHECK(m.compute_bytes() == compute);
+    if (per_param > 0) CHECK(m.quantization.linear_bytes(4096, 4096) == doctest::Approx(4096.0 * 4096 * per_param).scale(0));
+    else CHECK(m.quantization.linear_bytes(14336, 4096) == doctest::Approx(14336.0 * 4096 * 0.5 + 14336.0 * 2).scale(0));
+  }
+}
+
+TEST_CASE("an fp8 KV cache with 16-bit weights halves the KV bytes per token and the attention's reads") {
+  const std::string path = ROOT + "/workloads/models/llama-3.1-8b.yaml";
+  const ModelCard bf16 = load_model_card(path), fp8 = load_model_card(path, "", "fp8");
+  CHECK(fp8.weight_bytes() == bf16.weight_bytes());
+  CHECK(fp8.compute_bytes() == 2);
+  // 32 layers x 2 (K, V) x 4 KV heads per rank at TP=2 x 128 x 1 B = 32 KiB per token per rank.
+  CHECK(kv_bytes_per_token_rank(fp8, 2) == 32 * 2 * 4 * 128 * 1.0);
+  CHECK(kv_bytes_per_token_rank(bf16, 2) == 2 * kv_bytes_per_token_rank(fp8, 2));
+  // Attention over 4096 cached tokens reads (4096 + 1) x 2 x 512 x s_kv bytes of KV, plus q in and out (2 x 2048 x 2 B).
+  auto attention = [](const ModelCard& m) { return step_ops(m, 2, {{4096, 1}}).layer[2]; };
+  CHECK(attention(fp8).bytes == doctest::Approx(4097.0 * 2 * 512 * 1 + 2 * 2048 * 2).scale(0));
+  CHECK(attention(bf16).bytes == doctest::Approx(4097.0 * 2 * 512 * 2 + 2 * 2048 * 2).scale(0));
+}
+
+TEST_CASE("quantization_config and kv_cache_dtype values tpsim does not know are located errors") {
+  const auto path = tpsim::test::scratch_dir() / "bitsandbytes.yaml";
+  std::ofstream(path) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
+                      << "quantization_config: {quant_method: bitsandbytes, load_in_4bit: true}\n";
+  CHECK_THROWS_WITH_AS(load_model_card(path.string()),
+                       (path.string() + ":6:37: error: unknown quant_method 'bitsandbytes' (one of awq, gptq, fp8, mxfp4, modelopt)").c_str(),
+                       InputError);
+  CHECK_THROWS_WITH_AS(kv_cache_dtype_bytes("fp8e4m3"),
+                       "unknown kv_cache_dtype 'fp8e4m3' (one of auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2); did you mean 'fp8_e4m3'?",
+                       ValueError);
+}
