@@ -57,6 +57,12 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
   const bool inside = within_envelope(e, t) && e.op == collective_op_name(op);
   const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread));
+  // A network's achieved share of its NICs is the fabric's (RoCE or InfiniBand, GPUDirect or not,
+  // the stack's tuning), not the GPUs': it stays on NICs of the rate it measured.
+  const bool same_nics = e.wire_Bps && std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
+  if (t.worst_class == PathClass::NET && e.wire_Bps && !same_nics && !inside)
+    return {fallback, "default", fmt::format("{}: a network fit is not carried to other NICs ({} on the target's rings{})", line,
+                                             gbps(t.raw_Bps), ", fitted on " + gbps(*e.wire_Bps))};
   if (!e.wire_Bps || !f.wire_fraction) {
     // Absolute numbers: the latency moved by steps of the path's hop, the bandwidth as measured.
     const double hop = hop_latency_s(t.worst_class, t.staged, p);

@@ -1,4 +1,3 @@
-#include <algorithm>
 // Calibration pieces (the `pieces` list `tpsim fit` writes when a measured curve follows NCCL's
 // choice of (algorithm, protocol) by size): the collective model runs the algorithm, protocol,
 // latency and bus bandwidth of the piece that holds the size, not the fastest protocol, unless
@@ -7,6 +6,7 @@
 
 #include "../scratch_dir.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -1,0 +1,155 @@
+// A calibration carries to another box through ratios to the default model: the bus bandwidth
+// as a fraction of the fitted rings' wire rate, times the target's; the latency, less serial
+// launches, over the default latency of the algorithm the log ran at its rank count, times the
+// default of the target's algorithm at the target's rank count. No engine.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "config/calibration.hpp"
+#include "config/platform_file.hpp"
+#include "fit/collective_fit.hpp"
+#include "model/calibration_use.hpp"
+#include "model/collective_model.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+// One all_reduce entry on NVL fitted at 8 ranks on rings of `wire` B/s, one Simple line.
+Calibration simple_line(double latency_s, double bus_Bps, double wire, Algorithm alg, int gpus_per_thread = 1) {
+  CollectiveCalibration c;
+  c.source = "fit.log";
+  c.op = "all_reduce";
+  c.path_class = "NVL";
+  c.nranks = 8;
+  c.gpu = "A100-SXM4-80GB";
+  c.gpus_per_thread = gpus_per_thread;
+  c.wire_Bps = wire;
+  ProtocolFit f{latency_s, bus_Bps, true};
+  f.wire_fraction = bus_Bps / wire;
+  f.algorithm = alg;
+  c.protocols[2] = f;
+  Calibration cal;
+  cal.collectives.push_back(c);
+  return cal;
+}
+
+bool has_note(const CollectiveModel& m, const std::string& start) {
+  const auto notes = m.calibration_notes();
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+}
+
+}  // namespace
+
+TEST_CASE("a ring line moves to another box: bandwidth by wire fraction, latency by the default's ratio at the target's ranks") {
+  // Fitted on an A100 ring of wire W: Simple 2 x the default latency at 8 ranks, bus bandwidth
+  // 0.7 W. On 4 H100s of the DGX H100 (ring, NVLS offered but forced off): latency
+  // 2 x default(Simple, ring, 4 ranks) = 2 x (8.4 + 6 x 3.4) us, bus bandwidth 0.7 x the H100 rings' wire.
+  const double W = 300e9;
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  const Calibration cal = simple_line(2 * fit_default, 0.7 * W, W, Algorithm::ring);
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "ring";
+  CollectiveModel model(topo, spec, &cal);
+  const std::vector<int> gpus{0, 1, 2, 3};
+  const GroupSummary g = model.summary(CollectiveOp::all_reduce, gpus);
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 256 << 20, gpus);
+  CHECK(p.calibrated);
+  CHECK(p.latency_s == doctest::Approx(2 * (8.4e-6 + 6 * 3.4e-6)).scale(0));
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * g.raw_Bps).scale(0));
+  CHECK(has_note(model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x2.00"));
+}
+
+TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative sum of hops") {
+  // Before: L_fit + (steps(2) - steps(8)) x hop could fall to ~0 (0.2 ns at 8 B). Now
+  // L = L_fit / default(ring, 8) x default(direct, 2) = 1.5 x (8.4 + 2 x 3.4) us.
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  const Calibration cal = simple_line(1.5 * fit_default, 200e9, 300e9, Algorithm::ring);
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  CollectiveModel model(topo, spec, &cal);
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 8, {0, 1});
+  CHECK(p.algorithm == Algorithm::direct);
+  CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 3.4e-6)).scale(0));
+}
+
+TEST_CASE("a line NVLS ran does not stand for a ring: the ring keeps the default, and the run says so") {
+  // An H100 Simple line above its wire rate (467 > 450 GB/s) is NVLS; on DGX A100 (no NVLS) the
+  // ring Simple costs are the defaults: 8.4 + 14 x 3.4 us, 0.8 x wire.
+  const Calibration cal = simple_line(66.7e-6, 467e9, 450e9, Algorithm::nvls);
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  CollectiveModel model(topo, spec, &cal);
+  const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+  const GroupSummary g = model.summary(CollectiveOp::all_reduce, gpus);
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, gpus);
+  CHECK_FALSE(p.calibrated);
+  CHECK(p.latency_s == doctest::Approx(8.4e-6 + 14 * 3.4e-6).scale(0));
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.8 * g.raw_Bps).scale(0));
+  CHECK(has_note(model, "default: nvls Simple line of fit.log"));
+}
+
+TEST_CASE("serial launches: a -g 8 log's latency is an engine's plus 7 x 2.9 us, and --compare adds them back") {
+  // serial_launch_s(N) = (N - 1) x 2.9 us (collective_defaults.cpp, derived from the -g 8 logs).
+  CHECK(serial_launch_s(1) == 0);
+  CHECK(serial_launch_s(8) == doctest::Approx(7 * 2.9e-6).scale(0));
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  const Calibration cal = simple_line(fit_default + serial_launch_s(8), 200e9, 300e9, Algorithm::ring, 8);
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+  for (int g : {1, 8}) {
+    CollectiveSpec spec;
+    spec.protocol = "Simple";
+    spec.gpus_per_thread = g;
+    CollectiveModel model(topo, spec, &cal);
+    // Same box, same ranks: ratio 1, so the latency is the default plus this launch mode's serial part.
+    CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(fit_default + serial_launch_s(g)).scale(0));
+  }
+}
+
+TEST_CASE("a network fit stays on the NICs it measured") {
+  // A NET line fitted on rings of 100 GB/s applied to the 2x DGX H100 InfiniBand platform
+  // (other NICs): default costs, and a note.
+  Calibration cal = simple_line(400e-6, 20e9, 100e9, Algorithm::ring);
+  cal.collectives[0].path_class = "NET";
+  cal.collectives[0].nranks = 16;
+  cal.collectives[0].nodes = 2;
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "ring";
+  CollectiveModel model(topo, spec, &cal);
+  std::vector<int> gpus(16);
+  for (int i = 0; i < 16; ++i) gpus[i] = i;
+  CHECK_FALSE(model.plan(CollectiveOp::all_reduce, 1 << 30, gpus).calibrated);
+  CHECK(has_note(model, "default: ring Simple line of fit.log (16 ranks, A100-SXM4-80GB): a network fit is not carried to other NICs"));
+}
+
+TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats the wire, and which terms the curve measured") {
+  // Simple at 467 GB/s on 450 GB/s rings with NVLS offered: nvls, fraction 467/450; LL at 1.6 GB/s:
+  // ring. A line whose bandwidth term is never 30% of the time at a size it wins is not measured.
+  fit::CollectiveFit f;
+  f.op = CollectiveOp::all_reduce;
+  f.nranks = 8;
+  f.protocols[0] = {15e-6, 1.6e9, true};
+  f.protocols[2] = {66e-6, 467e9, true};
+  fit::annotate_transfer(f, 450e9, true);
+  CHECK(f.protocols[2].algorithm == Algorithm::nvls);
+  CHECK(*f.protocols[2].wire_fraction == doctest::Approx(467.0 / 450).scale(0));
+  CHECK(f.protocols[0].algorithm == Algorithm::ring);
+  fit::annotate_transfer(f, 450e9, false);  // no NVSwitch: a ring, however fast
+  CHECK(f.protocols[2].algorithm == Algorithm::ring);
+  CHECK(same_gpu("NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"));
+  CHECK_FALSE(same_gpu("NVIDIA A100-SXM4-40GB", "A100-SXM4-80GB"));
+  CHECK(same_gpu("NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"));
+  CHECK_FALSE(same_gpu("NVIDIA H100 80GB HBM3", "A100-SXM4-80GB"));
+}
