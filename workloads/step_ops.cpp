@@ -137,7 +137,9 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
   const double d = model.hidden_size, hd = model.head_dim;
   const double q_cols = sh.heads_per_rank * hd, kv_cols = sh.kv_heads_per_rank * hd;
-  const auto [m, pairs, kv_tokens, sequences] = shape_of(batch);
+  // Plain names, not a structured binding: lambdas below capture them (clang 14 cannot capture bindings).
+  const StepShape shape = shape_of(batch);
+  const double m = shape.m, pairs = shape.pairs, kv_tokens = shape.kv_tokens, sequences = shape.sequences;
 
   StepOps ops;
   ops.stage_layers = stage_layers(model, pp);

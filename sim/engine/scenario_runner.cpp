@@ -1,5 +1,6 @@
 #include "scenario_runner.hpp"
 
+#include <set>
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -264,7 +265,8 @@ std::string winner_of(const std::vector<ConfigResult>& configs, Objective o) {
   return best && std::isfinite(score(*best, o)) ? best->name : "";
 }
 
-std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label) {
+std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label,
+                                  std::set<std::string>& calibration_use) {
   Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
   CollectiveModel cm(topo, s.collectives, in.calibration.get());
   std::vector<ConfigResult> out;
@@ -282,6 +284,7 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
     out.push_back(run_config(s, in, c, topo, cm, opt));
     if (!placed.empty()) out.back().notes.push_back(placed);
   }
+  for (const auto& n : cm.calibration_notes()) calibration_use.insert(n);
   return out;
 }
 
@@ -295,7 +298,8 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
   res.platform_file = s.platform_path;
   res.seed = s.seed;
   res.objective = objective_name(s.objective);
-  res.configs = run_all(s, in, opt, "");
+  std::set<std::string> calibration_use;
+  res.configs = run_all(s, in, opt, "", calibration_use);
   res.recommendation = winner_of(res.configs, s.objective);
   if (s.sweep) {
     res.sweep_parameter = s.sweep->parameter;
@@ -307,7 +311,7 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
       if (s.sweep->parameter == "workload.output_tokens") point.workload.output_where = s.sweep->where;
       RunOptions untraced = opt;
       untraced.trace = nullptr;
-      SweepPoint sp{v, run_all(point, in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v)), ""};
+      SweepPoint sp{v, run_all(point, in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v), calibration_use), ""};
       sp.winner = winner_of(sp.configs, s.objective);
       res.sweep_points.push_back(std::move(sp));
     }
@@ -333,6 +337,7 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
         res.highest_within_slo.emplace_back(s.configs[i].name, best);
       }
   }
+  res.calibration_use.assign(calibration_use.begin(), calibration_use.end());
   return res;
 }
 

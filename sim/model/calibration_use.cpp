@@ -67,7 +67,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     // Absolute numbers: the latency moved by steps of the path's hop, the bandwidth as measured.
     const double hop = hop_latency_s(t.worst_class, t.staged, p);
     const double lat = std::max(0.0, fitted_latency + (latency_steps(a, op, t.nranks) - latency_steps(a, op, e.nranks)) * hop);
-    const std::string how = inside ? "as measured" : fmt::format("absolute {} (fitted without --platform: wire rate unknown) on {} {} ranks", gbps(f.bus_bw_Bps), t.gpu_model, t.nranks);
+    const std::string how = inside ? "as measured" : fmt::format("absolute {} (fitted without --platform: wire rate unknown) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }
   if ((f.algorithm == Algorithm::nvls) != (a == Algorithm::nvls))
@@ -83,8 +83,8 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const double nvls_scale = a == Algorithm::nvls ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   if (f.bandwidth_measured) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
-  std::string how = fmt::format("latency {} x{:.2f} of the default {} at {} ranks", f.latency_measured ? "fitted" : "default (not measured)",
-                                f.latency_measured ? ratio : 1.0, algorithm_name(a), t.nranks);
+  std::string how = fmt::format("latency {} x{:.2f} of the default {} {} at {} ranks", f.latency_measured ? "fitted" : "default (not measured)",
+                                f.latency_measured ? ratio : 1.0, algorithm_name(a), collective_op_name(op), t.nranks);
   how += f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,
                                             gbps(t.raw_Bps), gbps(c.bus_bw_Bps))
                               : ", bus bandwidth default (not measured)";

@@ -79,6 +79,8 @@ struct ScenarioResult {
   std::string recommendation;
   std::string reason;
   std::vector<std::string> derivation;   // lines explaining the numbers that decide it
+  // What the calibration's collective entries did (CollectiveModel::calibration_notes), sorted.
+  std::vector<std::string> calibration_use;
   std::optional<std::string> sweep_parameter;
   std::string sweep_unit;
   std::vector<SweepPoint> sweep_points;

@@ -122,6 +122,8 @@ std::string render_table(const ScenarioResult& r) {
     for (const auto& [name, v] : r.highest_within_slo)
       out += fmt::format("  {}: highest value within the SLOs: {}\n", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none swept");
   }
+  if (!r.calibration_use.empty()) out += "\ncollective calibration:\n";
+  for (const auto& line : r.calibration_use) out += "  " + line + "\n";
   out += fmt::format("\nverdict: {}\n  {}\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
   return out;
 }
@@ -130,7 +132,8 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
   json j = {{"scenario", r.scenario}, {"tpsim_version", version}, {"seed", r.seed}, {"model", r.model_name},
             {"platform", r.platform_file}, {"objective", r.objective}, {"units", "times in ms, bandwidth in GB/s (1e9 B/s), sizes in B"},
             {"configs", configs_json(r.configs)},
-            {"recommendation", {{"config", r.recommendation}, {"reason", r.reason}, {"derivation", r.derivation}}}};
+            {"recommendation", {{"config", r.recommendation}, {"reason", r.reason}, {"derivation", r.derivation}}},
+            {"calibration_use", r.calibration_use}};
   if (r.sweep_parameter) {
     json pts = json::array();
     for (const auto& p : r.sweep_points) pts.push_back({{"value", p.value}, {"configs", configs_json(p.configs)}, {"winner", p.winner}});

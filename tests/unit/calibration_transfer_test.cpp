@@ -64,7 +64,7 @@ TEST_CASE("a ring line moves to another box: bandwidth by wire fraction, latency
   CHECK(p.calibrated);
   CHECK(p.latency_s == doctest::Approx(2 * (8.4e-6 + 6 * 3.4e-6)).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * g.raw_Bps).scale(0));
-  CHECK(has_note(model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x2.00"));
+  CHECK(has_note(model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x2.00 of the default ring all_reduce at 4 ranks"));
 }
 
 TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative sum of hops") {
