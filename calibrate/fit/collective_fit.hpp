@@ -62,7 +62,7 @@ struct ProtocolFit {
   // where this line runs: a line that wins only at tiny sizes says nothing of its bandwidth.
   bool latency_measured = true, bandwidth_measured = true;
   // Set by annotate_transfer: the bus bandwidth over the fitted rings' wire rate, and the algorithm.
-  std::optional<double> wire_fraction;
+  std::optional<double> wire_fraction = std::nullopt;
   Algorithm algorithm = Algorithm::ring;
 };
 

@@ -226,11 +226,13 @@ std::optional<CollectiveOp> op_in_file_name(const std::string& file) {
 }
 
 // `nranks: 16`, `nranks 16`, `nranks=16` in a comment.
-// `nThread 1 nGpus 8 minBytes ...`: the GPUs each thread drives (nccl-tests -g).
-std::optional<int> gpus_per_thread_in_comment(std::string_view s) {
-  auto pos = s.find("nGpus ");
-  if (s.find("nThread") == std::string_view::npos || pos == std::string_view::npos) return std::nullopt;
-  s.remove_prefix(pos + 6);
+// The count after `key` ("nGpus ", "nThread ") on nccl-tests' `nThread 1 nGpus 8 minBytes ...`
+// line (both words present), 1 to 1,000,000; nullopt otherwise.
+std::optional<int> header_count(std::string_view s, std::string_view key) {
+  const auto pos = s.find(key);
+  if (s.find("nThread") == std::string_view::npos || s.find("nGpus") == std::string_view::npos || pos == std::string_view::npos)
+    return std::nullopt;
+  s.remove_prefix(pos + key.size());
   std::size_t n = 0;
   while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
   auto v = to_uint(s.substr(0, n));
@@ -238,17 +240,11 @@ std::optional<int> gpus_per_thread_in_comment(std::string_view s) {
   return static_cast<int>(*v);
 }
 
-// `nThread 4 nGpus 1 ...`: the threads each process runs (nccl-tests -t).
-std::optional<int> threads_in_comment(std::string_view s) {
-  auto pos = s.find("nThread ");
-  if (pos == std::string_view::npos || s.find("nGpus") == std::string_view::npos) return std::nullopt;
-  s.remove_prefix(pos + 8);
-  std::size_t n = 0;
-  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
-  auto v = to_uint(s.substr(0, n));
-  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
-  return static_cast<int>(*v);
-}
+// The GPUs each thread drives (nccl-tests -g).
+std::optional<int> gpus_per_thread_in_comment(std::string_view s) { return header_count(s, "nGpus "); }
+
+// The threads each process runs (nccl-tests -t).
+std::optional<int> threads_in_comment(std::string_view s) { return header_count(s, "nThread "); }
 
 // `nccl-library=21903` -> "2.19.3": NCCL_VERSION_CODE is major*10000 + minor*100 + patch since
 // NCCL 2.9 (nccl.h), major*1000 + minor*100 + patch before.

@@ -78,6 +78,7 @@ int bounded_int(const YamlMap& m, const std::string& key, long v, long max) {
 // The envelope keys: what the log measured (GPU, NCCL version, launch mode, sizes, wire rate).
 void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
   c.gpu = m.str_or("gpu", "");
+  c.gpu_spec = c.gpu.empty() ? nullptr : find_gpu_any_name(c.gpu);
   c.nccl_version = m.str_or("nccl_version", "");
   c.gpus_per_thread = bounded_int(m, "gpus_per_thread", m.integer_or("gpus_per_thread", 1), 1024);
   if (c.gpus_per_thread < 1) m.fail(m.node("gpus_per_thread"), "'gpus_per_thread' must be at least 1");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_catalog.hpp"
 #include "util/nccl_terms.hpp"
 
 namespace tpsim {
@@ -22,7 +23,7 @@ struct ProtocolFit {
   // What carries to another box: the bus bandwidth as a fraction of the fitted rings' wire rate
   // (none when the fit did not know the box's links), and the algorithm the line ran (nvls when
   // its bus bandwidth is above the wire rate, which only in-switch reduction reaches).
-  std::optional<double> wire_fraction;
+  std::optional<double> wire_fraction = std::nullopt;
   Algorithm algorithm = Algorithm::ring;
   bool latency_measured = true;    // the latency term is a real share of the time at a size where the line runs
   bool bandwidth_measured = true;  // likewise the bandwidth term
@@ -46,6 +47,7 @@ struct CollectiveCalibration {
   int nodes = 1;
   // The envelope: what was measured. Beyond it the model extrapolates, and says so.
   std::string gpu;               // GPU model ("" when the log and the fit did not say)
+  const GpuSpec* gpu_spec = nullptr;  // `gpu` found in the GPU table by either kind of name (nullptr: not there)
   std::string nccl_version;      // "" when the log does not print it
   int gpus_per_thread = 1;       // launch mode: nccl-tests -g N, one thread driving N GPUs (1: a process per GPU)
   double min_size_B = 0, max_size_B = 0;  // measured sizes (0, 0: not recorded)

@@ -1,18 +1,11 @@
 #include "calibration_use.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
-#include <regex>
 
 namespace tpsim {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // The path class an entry's key names (SHM: host-staged over PCIe); the target's when it names none.
 std::pair<PathClass, bool> entry_class(const CollectiveCalibration& e, const GroupSummary& target) {
@@ -26,28 +19,17 @@ std::string gbps(double bps) { return fmt::format("{:.3g} GB/s", bps / 1e9); }
 
 }  // namespace
 
-// The GPU family in a name: the first letters-then-digits token ("NVIDIA H100 80GB HBM3" -> h100,
-// "A100-SXM4-80GB" -> a100, "GeForce RTX 4090" -> rtx4090), and the memory size when named ("80gb").
-std::pair<std::string, std::string> gpu_family(const std::string& name) {
-  std::smatch m;
-  const std::string s = lower(name);
-  std::string family, memory;
-  if (std::regex_search(s, m, std::regex(R"((rtx|[a-z]+)[ -]?(\d{2,4}[a-z]?))")) && m[1] != "sxm" && m[1] != "pcie") family = m[1].str() + m[2].str();
-  const std::regex gb(R"((\d+)gb)");
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), gb); it != std::sregex_iterator(); ++it) memory = (*it)[1];
-  return {family, memory};
+bool same_gpu(const std::string& a, const GpuSpec* a_spec, const std::string& b, const GpuSpec* b_spec) {
+  if (a.empty() || b.empty()) return true;  // unknown: nothing says otherwise
+  if (a_spec && b_spec) return a_spec == b_spec;
+  return normalise_gpu_name(a) == normalise_gpu_name(b);
 }
 
-bool same_gpu(const std::string& named, const std::string& model) {
-  if (named.empty() || model.empty()) return true;  // unknown: nothing says otherwise
-  const auto [fa, ma] = gpu_family(named);
-  const auto [fb, mb] = gpu_family(model);
-  return fa == fb && (ma.empty() || mb.empty() || ma == mb);
-}
+bool same_gpu(const std::string& a, const std::string& b) { return same_gpu(a, find_gpu_any_name(a), b, find_gpu_any_name(b)); }
 
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
   const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
-  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, t.gpu_model);
+  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
 }
 
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,

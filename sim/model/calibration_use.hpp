@@ -36,7 +36,10 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
 // Only then do the fitted size pieces (NCCL's choices on that box) apply.
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& target);
 
-// Whether a GPU model named in a log or platform ("NVIDIA A100-SXM4-80GB") is `model` (catalog name).
-bool same_gpu(const std::string& named, const std::string& model);
+// Whether two GPU names are one GPU: the same row of the GPU table when both are in it (either kind
+// of name: "NVIDIA A100-SXM4-80GB" is A100-SXM4-80GB), else the same normalised name; an empty
+// name is unknown and matches. `*_spec` are the names already looked up (find_gpu_any_name).
+bool same_gpu(const std::string& a, const GpuSpec* a_spec, const std::string& b, const GpuSpec* b_spec);
+bool same_gpu(const std::string& a, const std::string& b);
 
 }  // namespace tpsim

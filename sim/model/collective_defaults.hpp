@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "config/gpu_catalog.hpp"
 #include "topology.hpp"
 #include "util/nccl_terms.hpp"
 
@@ -37,6 +38,7 @@ struct GroupSummary {
   double wire_latency_s = 0;
   int compute_capability = 0;
   std::string gpu_model;
+  const GpuSpec* gpu_spec = nullptr;
 };
 
 // NCCL's LL bus-bandwidth cap within a node by GPU generation (tuning.cc llMaxBws).

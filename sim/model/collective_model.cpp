@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "calibration_use.hpp"
 #include "flow_solver.hpp"
 #include "util/error.hpp"
 
@@ -41,22 +40,22 @@ std::vector<double> CollectiveModel::resource_capacities() const {
   return cap;
 }
 
-CollectiveModel::Costs CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const {
+LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const {
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
-  Costs c{default_latency_s(p, a, op, n, g.worst_class, g.staged) + latency_steps(a, op, n) * g.wire_latency_s,
+  LineCosts c{default_latency_s(p, a, op, n, g.worst_class, g.staged) + latency_steps(a, op, n) * g.wire_latency_s,
           default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.raw_Bps), false};
   if (p == Protocol::LL && g.worst_class != PathClass::NET && a != Algorithm::nvls)
     c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability));
   const std::string key = class_key(g.worst_class, g.staged);
   if (const CollectiveCalibration* best = calibration_entry(op, n, key, p)) {
-    const LineUse use = use_line(*best, p, a, op, g, {c.latency_s, c.bus_bw_Bps, false});
+    const LineUse use = use_line(*best, p, a, op, g, c);
     note(use.status, use.how);
-    c = {use.costs.latency_s, use.costs.bus_bw_Bps, use.costs.calibrated};
+    c = use.costs;
   } else if (calibration_ && !calibration_->collectives.empty()) {
-    note("default", fmt::format("{} {} over {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
-                                protocol_name(p), key, n, key, protocol_name(p)));
+    note("default", fmt::format("{} {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
+                                protocol_name(p), n, key, protocol_name(p)));
   }
   c.latency_s += serial_launch_s(spec_.gpus_per_thread);
   if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
@@ -239,7 +238,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
       if (a == Algorithm::nvls && p != Protocol::Simple) continue;
-      Costs c = costs(p, a, plan.op, g);
+      LineCosts c = costs(p, a, plan.op, g);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
       // A measured bus bandwidth already includes the group's own sharing; host staging's pace
@@ -298,7 +297,8 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   for (int gi : gpus) {
     const GpuDesc& gpu = *topology_.platform().gpu(gi);
     nodes.insert(gpu.node);
-    if (gpu.spec->compute_capability < g.compute_capability) g.compute_capability = gpu.spec->compute_capability, g.gpu_model = gpu.model;
+    if (gpu.spec->compute_capability < g.compute_capability)
+      g.compute_capability = gpu.spec->compute_capability, g.gpu_model = gpu.model, g.gpu_spec = gpu.spec;
   }
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {

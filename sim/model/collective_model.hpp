@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "config/calibration.hpp"
+#include "calibration_use.hpp"
 #include "collective_defaults.hpp"
 #include "config/scenario.hpp"
 #include "topology.hpp"
@@ -75,12 +76,7 @@ public:
   std::vector<std::string> calibration_notes() const;
 
 private:
-  struct Costs {
-    double latency_s;
-    double bus_bw_Bps;
-    bool calibrated;
-  };
-  Costs costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const;
+  LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const;
   void note(const std::string& status, const std::string& text) const;
   // The calibration entry that describes (op, nranks, path class key) best, among those that
   // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.

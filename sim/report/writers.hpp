@@ -21,8 +21,8 @@ struct CollectiveSweep {
   std::string op, platform, gpus, p2p, calibration, compared_with;  // "" when absent
   int nranks = 0;
   int gpus_per_thread = 1;                    // launch mode simulated
-  std::vector<std::string> calibration_use;  // CollectiveModel::calibration_notes()
-  std::vector<CollectiveSweepRow> rows;
+  std::vector<std::string> calibration_use = {};  // CollectiveModel::calibration_notes()
+  std::vector<CollectiveSweepRow> rows = {};
 };
 std::string render_collective_json(const CollectiveSweep& s, const std::string& version);
 

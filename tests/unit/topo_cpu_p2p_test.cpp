@@ -4,6 +4,8 @@
 // Also: `--gpu` accepts the names nvidia-smi prints, and the GPU table's new rows.
 #include <doctest/doctest.h>
 
+#include "topo_test_files.hpp"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -23,17 +25,10 @@ using namespace tpsim;
 
 namespace {
 
-std::string read_text(const std::string& name) {
-  std::ifstream in(std::string(TPSIM_SOURCE_DIR "/tests/data/topo/") + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The design exercise (NV12 0-1 and 2-3, SYS between the pairs) imported with a CPU vendor.
 PlatformDesc exercise(const std::string& cpu_vendor) {
   const std::string name = "4gpu-nv12-pairs-sys-design-exercise.txt";
-  const TopoMatrix m = parse_topo_matrix(read_text(name), name);
+  const TopoMatrix m = parse_topo_matrix(test::read_topo_text(name), name);
   const auto path = test::scratch_dir() / ("exercise-" + (cpu_vendor.empty() ? std::string("none") : cpu_vendor) + ".xml");
   std::ofstream(path) << platform_xml(m, gpu_link_spec("A100-SXM4-80GB"), cpu_vendor);
   return load_platform_file(path.string());

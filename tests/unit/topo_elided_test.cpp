@@ -4,6 +4,8 @@
 // hangs off (the DGX-1). Truncated rows stay refusals (topo_import_test.cpp).
 #include <doctest/doctest.h>
 
+#include "topo_test_files.hpp"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,22 +18,6 @@
 using namespace tpsim;
 
 namespace {
-
-std::string read_text(const std::string& name) {
-  std::ifstream in(std::string(TPSIM_SOURCE_DIR "/tests/data/topo/") + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string parse_error(const std::string& text) {
-  try {
-    parse_topo_matrix(text, "topo.txt");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 // The GPU x GPU block of two matrices is the same.
 void check_same_gpu_block(const TopoMatrix& a, const TopoMatrix& b) {
@@ -71,33 +57,33 @@ TEST_CASE("columns cut with '...' import when the GPU block is complete, with a 
   CHECK(infer_pcie_tree(no_affinity).numa == std::vector<int>{0, 0, 1, 0});  // GPU0, GPU1, GPU2, NIC0
 
   // The full capture and a copy cut after the GPU columns have the same GPU block.
-  const TopoMatrix full = parse_topo_matrix(read_text("8xh800-nv8-9nic-bond-node.txt"), "full.txt");
+  const TopoMatrix full = parse_topo_matrix(test::read_topo_text("8xh800-nv8-9nic-bond-node.txt"), "full.txt");
   std::string cut;
-  std::istringstream lines(read_text("8xh800-nv8-9nic-bond-node.txt"));
+  std::istringstream lines(test::read_topo_text("8xh800-nv8-9nic-bond-node.txt"));
   for (std::string line; std::getline(lines, line) && line.rfind("NIC0", 0) != 0;)
     cut += line.substr(0, 8 + 8 * 8) + (line.empty() ? "" : "...") + "\n";  // label + 8 GPU columns, 8 wide
   check_same_gpu_block(parse_topo_matrix(cut, "cut.txt"), full);
 }
 
 TEST_CASE("a cut that loses GPU entries is a located refusal") {
-  CHECK(parse_error("        GPU0    GPU1    ...     GPU3\n") ==
+  CHECK(test::topo_parse_error("        GPU0    GPU1    ...     GPU3\n") ==
         "topo.txt:1:33: error: the header elides GPU columns with '...' (GPU3 appears after it); tpsim needs the path of "
         "every GPU pair: paste the whole `nvidia-smi topo -m` output");
-  CHECK(parse_error("        GPU0    GPU1    GPU2    CPU Affinity\n"
+  CHECK(test::topo_parse_error("        GPU0    GPU1    GPU2    CPU Affinity\n"
                     "GPU0     X      NV8     ...     0-7\n") ==
         "topo.txt:2:25: error: row GPU0 gives 2 entries before '...'; tpsim needs its 3 GPU entries (and at most the 3 "
         "columns of the header) before the cut");
-  CHECK(parse_error("        ...     GPU0\n") ==
+  CHECK(test::topo_parse_error("        ...     GPU0\n") ==
         "topo.txt:1:9: error: the header elides columns before any GPU column; tpsim needs every GPU column");
   // Truncated rows (no '...') stay the refusal they were.
-  CHECK(parse_error("        GPU0    GPU1    CPU Affinity\n"
+  CHECK(test::topo_parse_error("        GPU0    GPU1    CPU Affinity\n"
                     "GPU0     X      NV8\n") ==
         "topo.txt:2:20: error: row GPU0 has 2 entries but the header has 3 columns (2 devices, CPU Affinity)");
 }
 
 TEST_CASE("a condensed trailing NUMA column is NUMA Affinity") {
   const std::string name = "8xh100-dgx-condensed-numa-column.txt";
-  const TopoMatrix m = parse_topo_matrix(read_text(name), name);
+  const TopoMatrix m = parse_topo_matrix(test::read_topo_text(name), name);
   CHECK(m.numa_node == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1});
   CHECK(m.cpu_affinity[4] == "52-103");
 }
@@ -107,7 +93,7 @@ TEST_CASE("DGX-1 with a CPU Affinity column only: the CPU lists give the sockets
   // SYS entries alone leave GPU0-GPU1 open; equal CPU lists (0-19,40-59) put them on one socket,
   // and GPU0-GPU4 (NV2, lists 0-19,40-59 and 20-39,60-79) on two.
   const std::string name = "8xv100-dgx1-cpu-affinity-only.txt";
-  const TopoMatrix m = parse_topo_matrix(read_text(name), name);
+  const TopoMatrix m = parse_topo_matrix(test::read_topo_text(name), name);
   CHECK(m.numa_node == std::vector<int>(8, -1));
   const PcieTree tree = infer_pcie_tree(m);
   CHECK(tree.numa_from_cpu_affinity);
@@ -115,6 +101,6 @@ TEST_CASE("DGX-1 with a CPU Affinity column only: the CPU lists give the sockets
   CHECK(tree.level[0][1] == PathCode::NODE);  // same socket, no shared switch invented
   CHECK(tree.level[0][4] == PathCode::SYS);
   // The NUMA Affinity column of the same board's capture agrees.
-  const TopoMatrix numa = parse_topo_matrix(read_text("8xv100-sxm2-hybrid-cube-numa.txt"), "numa.txt");
+  const TopoMatrix numa = parse_topo_matrix(test::read_topo_text("8xv100-sxm2-hybrid-cube-numa.txt"), "numa.txt");
   CHECK(numa.numa_node == tree.numa);
 }

@@ -5,6 +5,8 @@
 // (NV# -> NVL, PIX -> PIX, PXB -> PXB, PHB and NODE -> PHB, SYS -> SYS).
 #include <doctest/doctest.h>
 
+#include "topo_test_files.hpp"
+
 #include <pugixml.hpp>
 
 #include <algorithm>
@@ -27,25 +29,8 @@ using namespace tpsim;
 
 namespace {
 
-std::string read_text(const std::string& name) {
-  std::ifstream in(std::string(TPSIM_SOURCE_DIR "/tests/data/topo/") + name, std::ios::binary);
-  REQUIRE_MESSAGE(in, "cannot open tests/data/topo/" << name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Errors name the file as given; tests pass the bare name.
-TopoMatrix load(const std::string& name) { return parse_topo_matrix(read_text(name), name); }
-
-std::string parse_error(const std::string& text) {
-  try {
-    parse_topo_matrix(text, "topo.txt");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+TopoMatrix load(const std::string& name) { return parse_topo_matrix(test::read_topo_text(name), name); }
 
 std::string platform_error(const std::string& text, const std::string& gpu) {
   try {
@@ -442,7 +427,7 @@ TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
   CHECK(infer_pcie_tree(pairs).numa == std::vector<int>{0, 0, 1, 1});
   CHECK(infer_pcie_tree(pairs).numa_from_cpu_affinity);
   // Without a usable CPU Affinity either, the socket of an NV# pair is not in the file.
-  CHECK(parse_error("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+  CHECK(test::topo_parse_error("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
                     "GPU0\t X \tNV12\tSYS\tSYS\tN/A\tN/A\n"
                     "GPU1\tNV12\t X \tSYS\tSYS\tN/A\tN/A\n"
                     "GPU2\tSYS\tSYS\t X \tNV12\tN/A\tN/A\n"
@@ -454,80 +439,80 @@ TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
 TEST_CASE("malformed matrices are located errors with exact text") {
   const std::string header = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n";
   SUBCASE("empty file") {
-    CHECK(parse_error("") == "topo.txt:1:1: error: empty topology file; expected the output of `nvidia-smi topo -m`");
-    CHECK(parse_error("\n  \n") ==
+    CHECK(test::topo_parse_error("") == "topo.txt:1:1: error: empty topology file; expected the output of `nvidia-smi topo -m`");
+    CHECK(test::topo_parse_error("\n  \n") ==
           "topo.txt:1:1: error: empty topology file; expected the output of `nvidia-smi topo -m`");
   }
   SUBCASE("unknown code") {
-    CHECK(parse_error(header + "GPU0\t X \tNVX\t0-31\t0\nGPU1\tNVX\t X \t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tNVX\t0-31\t0\nGPU1\tNVX\t X \t0-31\t0\n") ==
           "topo.txt:2:10: error: unknown path code 'NVX'; expected X, NV<n>, PIX, PXB, PHB, NODE or SYS");
-    CHECK(parse_error(header + "GPU0\t X \tOK\t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tOK\t0-31\t0\n") ==
           "topo.txt:2:10: error: unknown path code 'OK'; expected X, NV<n>, PIX, PXB, PHB, NODE or SYS (this looks "
           "like `nvidia-smi topo -p2p` output; tpsim reads `nvidia-smi topo -m`)");
   }
   SUBCASE("ragged row") {
-    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t0-31\t0\n") ==
           "topo.txt:3:16: error: row GPU1 has 3 entries but the header has 4 columns (2 devices, CPU Affinity, "
           "NUMA Affinity)");
-    CHECK(parse_error(header + "GPU0\t X \tPIX\tPIX\t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\tPIX\t0-31\t0\n") ==
           "topo.txt:2:23: error: row GPU0 has 5 entries but the header has 4 columns (2 devices, CPU Affinity, "
           "NUMA Affinity)");
   }
   SUBCASE("missing column") {
-    CHECK(parse_error("\tGPU0\tGPU2\tCPU Affinity\n") ==
+    CHECK(test::topo_parse_error("\tGPU0\tGPU2\tCPU Affinity\n") ==
           "topo.txt:1:7: error: expected GPU1 here, found GPU2: nvidia-smi numbers GPU columns from 0 without gaps");
-    CHECK(parse_error("\tGPU0\tCPU Affinity\nGPU0\t X \t0-31\nGPU1\tPIX\t0-31\n") ==
+    CHECK(test::topo_parse_error("\tGPU0\tCPU Affinity\nGPU0\t X \t0-31\nGPU1\tPIX\t0-31\n") ==
           "topo.txt:3:1: error: row GPU1 has no column in the header (the header names GPU0)");
-    CHECK(parse_error("\tGPU0\tGPU1\tAffinity\n") ==
+    CHECK(test::topo_parse_error("\tGPU0\tGPU1\tAffinity\n") ==
           "topo.txt:1:12: error: unknown column 'Affinity' in the header; expected GPU<n>, NIC<n> or an RDMA device "
           "such as mlx5_0, then 'CPU Affinity'");
-    CHECK(parse_error("\tGPU0\tGPU1\tCPU\tNUMA Affinity\n") ==
+    CHECK(test::topo_parse_error("\tGPU0\tGPU1\tCPU\tNUMA Affinity\n") ==
           "topo.txt:1:12: error: unexpected 'CPU' in the header; after the device columns come 'CPU Affinity', "
           "'NUMA Affinity' and 'GPU NUMA ID'");
   }
   SUBCASE("header missing") {
-    CHECK(parse_error("GPU0\t X \tPIX\nGPU1\tPIX\t X \n") ==
+    CHECK(test::topo_parse_error("GPU0\t X \tPIX\nGPU1\tPIX\t X \n") ==
           "topo.txt:1:7: error: found the path code 'X' where the header row should be; the matrix starts with the "
           "line that names the columns (GPU0 GPU1 ... CPU Affinity)");
-    CHECK(parse_error("$ nvidia-smi topo -m\n") ==
+    CHECK(test::topo_parse_error("$ nvidia-smi topo -m\n") ==
           "topo.txt:1:1: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found "
           "'$'");
   }
   SUBCASE("diagonal, symmetry, NV to a NIC") {
-    CHECK(parse_error(header + "GPU0\tPIX\tPIX\t0-31\t0\n") == "topo.txt:2:6: error: GPU0's own column must be X, found PIX");
-    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPXB\t X \t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\tPIX\tPIX\t0-31\t0\n") == "topo.txt:2:6: error: GPU0's own column must be X, found PIX");
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPXB\t X \t0-31\t0\n") ==
           "topo.txt:3:6: error: GPU1 says PXB to GPU0, but GPU0 says PIX to GPU1 (line 2); the matrix must be "
           "symmetric");
-    CHECK(parse_error("\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tNV2\t0-31\n") ==
+    CHECK(test::topo_parse_error("\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tNV2\t0-31\n") ==
           "topo.txt:2:10: error: NV2 between GPU0 and NIC0; NVLink joins GPUs only");
   }
   SUBCASE("duplicate and stray rows") {
-    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU0\t X \tPIX\t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU0\t X \tPIX\t0-31\t0\n") ==
           "topo.txt:3:1: error: second row for GPU0 (the first is on line 2)");
-    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\n\nGPU1\tPIX\t X \t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\n\nGPU1\tPIX\t X \t0-31\t0\n") ==
           "topo.txt:4:1: error: unexpected 'GPU1' after the end of the matrix (line 2); rows follow the header "
           "without blank lines, and only the Legend may come after them");
   }
   SUBCASE("affinity cells") {
-    CHECK(parse_error(header + "GPU0\t X \tPIX\tPIX\t0\nGPU1\tPIX\t X \t0-31\t0\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\tPIX\t0\nGPU1\tPIX\t X \t0-31\t0\n") ==
           "topo.txt:2:14: error: CPU Affinity of GPU0 is 'PIX'; expected a CPU list such as 0-31,64-95 or N/A");
-    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\tzero\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\tzero\n") ==
           "topo.txt:2:19: error: NUMA Affinity of GPU0 is 'zero'; expected a NUMA node number or N/A");
-    CHECK(parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\tN/A\n") ==
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\tN/A\n") ==
           "topo.txt:3:19: error: NUMA Affinity of GPU1 is N/A while other GPUs give a NUMA node; tpsim cannot tell "
           "which CPU socket GPU1 hangs off");
   }
   SUBCASE("legend") {
     const std::string matrix = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tPIX\t0-31\n\n";
-    CHECK(parse_error(matrix + "Legend:\n\n  X    = Self\n  oops\n") ==
+    CHECK(test::topo_parse_error(matrix + "Legend:\n\n  X    = Self\n  oops\n") ==
           "topo.txt:7:3: error: unexpected 'oops' in the Legend; expected lines such as 'PIX  = ...' or the NIC Legend");
-    CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC1: mlx5_1\n") ==
+    CHECK(test::topo_parse_error(matrix + "NIC Legend:\n\n  NIC1: mlx5_1\n") ==
           "topo.txt:6:3: error: the NIC Legend names NIC1, which is not a column of the matrix");
-    CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC0 mlx5_1\n") ==
+    CHECK(test::topo_parse_error(matrix + "NIC Legend:\n\n  NIC0 mlx5_1\n") ==
           "topo.txt:6:3: error: unexpected 'NIC0' in the NIC Legend; expected lines such as 'NIC0: mlx5_0'");
     // A fuzzer's find: control bytes in a device name would reach the platform XML, where they
     // cannot be written (tests/fuzz/regressions/topo/nic-name-control-bytes).
-    CHECK(parse_error(matrix + "NIC Legend:\n\n  NIC0: rocep3" + std::string("\0\x01", 2) + "s0f0\n") ==
+    CHECK(test::topo_parse_error(matrix + "NIC Legend:\n\n  NIC0: rocep3" + std::string("\0\x01", 2) + "s0f0\n") ==
           "topo.txt:6:9: error: NIC0's device name 'rocep3\\x00\\x01s0f0' is not a network device name (letters, digits, _ - . :)");
   }
   SUBCASE("codes that contradict the NUMA column win, with a note") {
@@ -546,13 +531,13 @@ TEST_CASE("malformed matrices are located errors with exact text") {
   }
   SUBCASE("codes that contradict each other") {
     // GPU0-GPU1 PIX and GPU1-NIC0 PIX put GPU0 and NIC0 on one switch, not PHB apart.
-    CHECK(parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\n"
+    CHECK(test::topo_parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\n"
                       "GPU0\t X \tPIX\tPHB\t0-31\n"
                       "GPU1\tPIX\t X \tPIX\t0-31\n") ==
           "topo.txt:2:14: error: PHB between GPU0 and NIC0 contradicts the rest of the matrix: through GPU1 they are "
           "at most PIX apart (GPU0-GPU1 PIX, GPU1-NIC0 PIX)");
     // A NIC cannot be NODE to GPUs on two NUMA nodes.
-    CHECK(parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+    CHECK(test::topo_parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
                       "GPU0\t X \tNV4\tNODE\t0-31\t0\n"
                       "GPU1\tNV4\t X \tNODE\t32-63\t1\n") ==
           "topo.txt:1:12: error: NIC0 is at most NODE from NUMA node 0 and at most NODE from NUMA node 1, but NUMA "
