@@ -142,6 +142,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   const double m = shape.m, pairs = shape.pairs, kv_tokens = shape.kv_tokens, sequences = shape.sequences;
 
   StepOps ops;
+  ops.sequences = int(batch.size());
   ops.stage_layers = stage_layers(model, pp);
   ops.stage_send = collective("stage_send", CollectiveOp::send_recv, m * d * act);
   Op embed;

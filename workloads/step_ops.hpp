@@ -45,6 +45,7 @@ struct StepOps {
   std::vector<int> stage_layers;  // layers of each pipeline stage (one entry without PP)
   Op stage_send;             // activations sent from one stage to the next (send/recv of m·d·s bytes)
   std::vector<Op> epilogue;  // final norm, LM head, logits all-gather (last stage)
+  int sequences = 0;         // sequences in the step (host work per sequence, CUDA graph batch limits)
   // Ops in execution order (prologue, layers x layer, epilogue), for counting and tracing.
   std::vector<Op> flatten() const;
 };

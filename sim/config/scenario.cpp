@@ -60,6 +60,13 @@ struct Sweepable {
 
 LinkOverride& link_override(Scenario& s, const std::string& kind) { return s.hardware.links[kind]; }
 
+// A swept engine parameter applies to the scenario's engine and to every configuration's own.
+void for_each_engine(Scenario& s, const std::function<void(EngineSpec&)>& f) {
+  f(s.engine);
+  for (auto& c : s.configs)
+    if (c.engine) f(*c.engine);
+}
+
 const std::vector<Sweepable>& sweepables() {
   static const std::vector<Sweepable> table = [] {
     std::vector<Sweepable> t{
@@ -73,7 +80,11 @@ const std::vector<Sweepable>& sweepables() {
         {"workload.output_tokens", "tokens", std::nullopt, [](Scenario& s, double v) { s.workload.output = {LengthDist::fixed, v}; },
          [](double v) { return whole_in(v, 1, MAX_TOKENS, "tokens per request"); }},
         {"workload.rate", "requests/s", std::nullopt, [](Scenario& s, double v) { s.workload.rate_per_s = v; }, positive_value},
-        {"engine.host_overhead", "s", Quantity::time, [](Scenario& s, double v) { s.engine.host_overhead_s = v; }},
+        {"engine.host_overhead", "s", Quantity::time, [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.host_overhead_s = v; }); }},
+        {"engine.host_per_sequence", "s", Quantity::time,
+         [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.host_per_sequence_s = v; }); }},
+        {"engine.all_reduce_jitter", "s", Quantity::time,
+         [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.all_reduce_jitter_s = v; }); }},
     };
     for (const char* kind : {"nvlink", "nvswitch", "pcie", "pcie_switch", "host_bridge", "upi", "nic", "fabric"}) {
       std::string k = kind;
@@ -179,16 +190,16 @@ WorkloadSpec read_workload(const YamlMap& m) {
   return w;
 }
 
-SchedulerSpec read_scheduler(const YamlMap& m) {
+// `base`: the defaults, or the engine profile's scheduling defaults.
+SchedulerSpec read_scheduler(const YamlMap& m, SchedulerSpec s) {
   m.check_keys({"max_num_seqs", "max_batched_tokens", "chunked_prefill", "gpu_memory_utilization", "block_size", "router"});
-  SchedulerSpec s;
   const long seqs = m.integer_or("max_num_seqs", s.max_num_seqs), budget = m.integer_or("max_batched_tokens", s.max_batched_tokens),
              block = m.integer_or("block_size", s.block_size);
   if (seqs < 1 || budget < 1 || block < 1) m.fail(m.raw(), "scheduler limits must be at least 1");
   s.max_num_seqs = static_cast<int>(at_most(m, "max_num_seqs", double(seqs), MAX_BATCH, "sequences per replica"));
   s.max_batched_tokens = static_cast<int>(at_most(m, "max_batched_tokens", double(budget), MAX_TOKENS, "tokens per step"));
   s.block_size = static_cast<int>(at_most(m, "block_size", double(block), MAX_TOKENS, "tokens per block"));
-  s.chunked_prefill = m.boolean_or("chunked_prefill", false);
+  s.chunked_prefill = m.boolean_or("chunked_prefill", s.chunked_prefill);
   s.gpu_memory_utilization = m.number_or("gpu_memory_utilization", s.gpu_memory_utilization);
   if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
     m.fail(m.node("gpu_memory_utilization"), "'gpu_memory_utilization' must be in (0, 1]");
@@ -199,12 +210,46 @@ SchedulerSpec read_scheduler(const YamlMap& m) {
   return s;
 }
 
-EngineSpec read_engine(const YamlMap& m) {
-  m.check_keys({"host_overhead", "host_overlap", "cuda_graphs", "kernel_launch", "graph_kernel", "graph_launch"});
-  EngineSpec e;
-  e.host_overhead_s = m.quantity_or("host_overhead", Quantity::time, 0);
-  e.host_overlap = m.boolean_or("host_overlap", true);
-  e.cuda_graphs = m.boolean_or("cuda_graphs", true);
+// The profile's defaults (engine_profile.hpp) over `base`: its CUDA graphs and its all-reduce.
+EngineSpec with_profile(const std::string& file, const YAML::Node& at, EngineSpec base) {
+  const std::string name = scalar_of(file, at, "the engine's name");
+  const EngineProfile* p = find_engine_profile(name);
+  if (!p)
+    throw InputError(location_of(file, at), "unknown engine '" + name + "' (known: " + fmt_list(engine_profile_names()) + ")" +
+                                                did_you_mean(name, engine_profile_names()));
+  base.name = p->name;
+  base.cuda_graphs = p->cuda_graphs;
+  base.cuda_graph_max_batch = p->cuda_graph_max_batch;
+  base.all_reduce = p->custom_all_reduce ? "custom" : "nccl";
+  base.all_reduce_jitter_s = p->all_reduce_jitter_s;
+  return base;
+}
+
+// `engine: NAME` (a profile) or `engine: {name: NAME, ...}`: the profile's defaults, then the keys
+// given, over `base` (the defaults, or the scenario's engine for a configuration's own).
+EngineSpec read_engine(const std::string& file, const YAML::Node& node, const EngineSpec& base) {
+  if (node.IsScalar()) return with_profile(file, node, base);
+  const YamlMap m(file, node, "the engine");
+  m.check_keys({"name", "host_overhead", "host_per_sequence", "host_overlap", "cuda_graphs", "cuda_graph_max_batch", "all_reduce",
+                "all_reduce_jitter", "kernel_launch", "graph_kernel", "graph_launch"});
+  EngineSpec e = m.has("name") ? with_profile(file, m.node("name"), base) : base;
+  e.host_overhead_s = m.quantity_or("host_overhead", Quantity::time, e.host_overhead_s);
+  e.host_per_sequence_s = m.quantity_or("host_per_sequence", Quantity::time, e.host_per_sequence_s);
+  e.host_overlap = m.boolean_or("host_overlap", e.host_overlap);
+  e.cuda_graphs = m.boolean_or("cuda_graphs", e.cuda_graphs);
+  const long graph_batch = m.integer_or("cuda_graph_max_batch", e.cuda_graph_max_batch);
+  if (graph_batch < 0) m.fail(m.node("cuda_graph_max_batch"), "'cuda_graph_max_batch' must be >= 0 (0: no limit)");
+  e.cuda_graph_max_batch = static_cast<int>(at_most(m, "cuda_graph_max_batch", double(graph_batch), MAX_BATCH, "sequences"));
+  if (m.has("all_reduce")) {
+    e.all_reduce = m.str("all_reduce");
+    const std::vector<std::string> kinds{"nccl", "custom"};
+    if (std::find(kinds.begin(), kinds.end(), e.all_reduce) == kinds.end())
+      m.fail(m.node("all_reduce"), "'all_reduce' must be nccl or custom" + did_you_mean(e.all_reduce, kinds));
+    const EngineProfile* p = find_engine_profile(e.name);
+    if (e.all_reduce == "custom" && !(p && p->custom_all_reduce))
+      m.fail(m.node("all_reduce"), "'all_reduce: custom' needs an engine with its own all-reduce kernel (name: vllm, sglang or trtllm)");
+  }
+  e.all_reduce_jitter_s = m.quantity_or("all_reduce_jitter", Quantity::time, e.all_reduce_jitter_s);
   if (m.has("kernel_launch")) e.kernel_launch_s = m.quantity("kernel_launch", Quantity::time);
   if (m.has("graph_kernel")) e.graph_kernel_s = m.quantity("graph_kernel", Quantity::time);
   if (m.has("graph_launch")) e.graph_launch_s = m.quantity("graph_launch", Quantity::time);
@@ -316,10 +361,11 @@ std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
   return g;
 }
 
-ConfigSpec read_config(const YamlMap& m) {
-  m.check_keys({"name", "tp", "pp", "layout", "replicas"});
+ConfigSpec read_config(const YamlMap& m, const EngineSpec& scenario_engine) {
+  m.check_keys({"name", "tp", "pp", "layout", "replicas", "engine"});
   ConfigSpec c;
   c.where = location_of(m.file(), m.raw());
+  if (m.has("engine")) c.engine = read_engine(m.file(), m.node("engine"), scenario_engine);
   const long tp = m.integer("tp");
   if (tp < 1) m.fail(m.node("tp"), "'tp' must be at least 1");
   c.tp = static_cast<int>(at_most(m, "tp", double(tp), MAX_GPU_INDEX, "GPUs per replica"));
@@ -395,17 +441,22 @@ Scenario load_scenario(const std::string& path) {
   const long seed = m.integer_or("seed", 1);
   if (seed < 0) m.fail(m.node("seed"), "'seed' must be >= 0");
   s.seed = static_cast<std::uint64_t>(seed);
+  if (m.has("engine")) s.engine = read_engine(path, m.node("engine"), s.engine);
+  if (const EngineProfile* p = find_engine_profile(s.engine.name)) {
+    s.scheduler.max_num_seqs = p->max_num_seqs;
+    s.scheduler.max_batched_tokens = p->max_batched_tokens;
+    s.scheduler.chunked_prefill = p->chunked_prefill;
+  }
+  if (m.has("scheduler")) s.scheduler = read_scheduler(m.map("scheduler"), s.scheduler);
   YAML::Node configs = m.node("configs");
   if (!configs.IsSequence() || configs.size() == 0) m.fail(configs, "'configs' must be a non-empty list of configurations");
   std::set<std::string> names;
   for (const auto& c : configs) {
-    s.configs.push_back(read_config(YamlMap(path, c, "a configuration")));
+    s.configs.push_back(read_config(YamlMap(path, c, "a configuration"), s.engine));
     if (!names.insert(s.configs.back().name).second) m.fail(c, "two configurations are named '" + s.configs.back().name + "'");
   }
   if (m.has("workload")) s.workload = read_workload(m.map("workload"));
   else s.workload.prompt_where = s.workload.output_where = location_of(path, m.raw());
-  if (m.has("scheduler")) s.scheduler = read_scheduler(m.map("scheduler"));
-  if (m.has("engine")) s.engine = read_engine(m.map("engine"));
   if (m.has("collectives")) s.collectives = read_collectives(m.map("collectives"));
   if (m.has("hardware")) s.hardware = read_hardware(m.map("hardware"));
   if (m.has("slo")) s.slo = read_slo(m.map("slo"));

@@ -9,9 +9,24 @@
 #include <string>
 #include <vector>
 
+#include "config/engine_profile.hpp"
 #include "util/error.hpp"
 
 namespace tpsim {
+
+struct EngineSpec {
+  std::string name;                // "" = no profile; else an engine profile (engine_profile.hpp) whose defaults apply
+  double host_overhead_s = 0;      // host time per step (scheduling, launch)
+  double host_per_sequence_s = 0;  // host time per sequence in the step (sampling, detokenisation, stop checks)
+  bool host_overlap = true;        // host time overlaps GPU time (max) or not (sum)
+  bool cuda_graphs = true;         // decode launched as one CUDA graph per step
+  int cuda_graph_max_batch = 0;    // decode steps with more sequences run without graphs (0 = no limit)
+  std::string all_reduce = "nccl"; // nccl | custom: the profile's own kernel where its limits allow
+  double all_reduce_jitter_s = 0;  // spread (sigma) of the ranks' arrival at each all-reduce: it waits for the last
+  std::optional<double> kernel_launch_s;   // per kernel without graphs (default: GPU datasheet)
+  std::optional<double> graph_kernel_s;    // per kernel inside a graph (default: GPU datasheet)
+  std::optional<double> graph_launch_s;    // per graph launch (default: GPU datasheet)
+};
 
 struct ConfigSpec {
   std::string name;
@@ -19,6 +34,7 @@ struct ConfigSpec {
   int pp = 1;                               // pipeline stages per replica (a replica has tp x pp GPUs, stage by stage)
   std::vector<std::vector<int>> layout;     // one GPU list per replica (empty until placed when auto)
   std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
+  std::optional<EngineSpec> engine;         // this configuration's engine, when it sets its own (else the scenario's)
   Location where;                           // for errors found later (e.g. GPU not in platform)
 };
 
@@ -54,14 +70,6 @@ struct SchedulerSpec {
   std::string router = "round_robin";  // round_robin | least_outstanding | least_kv
 };
 
-struct EngineSpec {
-  double host_overhead_s = 0;      // host time per step (scheduling, sampling)
-  bool host_overlap = true;        // host time overlaps GPU time (max) or not (sum)
-  bool cuda_graphs = true;         // decode launched as one CUDA graph per step
-  std::optional<double> kernel_launch_s;   // per kernel without graphs (default: GPU datasheet)
-  std::optional<double> graph_kernel_s;    // per kernel inside a graph (default: GPU datasheet)
-  std::optional<double> graph_launch_s;    // per graph launch (default: GPU datasheet)
-};
 
 struct CollectiveSpec {
   std::optional<double> fixed_latency_s;  // the whole fixed cost of one collective (alpha_eff)
@@ -70,6 +78,9 @@ struct CollectiveSpec {
   std::string p2p_level;                   // "" = platform's or NCCL's default; "OFF" = `p2p: off` (NCCL_P2P_DISABLE=1)
   bool sequence_parallel = false;          // layer all-reduces as reduce-scatter + all-gather
   int gpus_per_thread = 1;                 // launch mode: 1 = a process per GPU (engines); N = nccl-tests -g N
+  // Set from the engine (not a `collectives:` key): its own all-reduce kernel, and the arrival spread.
+  std::optional<CustomAllReduce> custom_all_reduce;
+  double all_reduce_jitter_s = 0;
 };
 
 struct LinkOverride {

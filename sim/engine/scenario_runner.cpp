@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "config/calibration.hpp"
 #include "config/model_card.hpp"
@@ -265,14 +266,27 @@ std::string winner_of(const std::vector<ConfigResult>& configs, Objective o) {
   return best && std::isfinite(score(*best, o)) ? best->name : "";
 }
 
+// The scenario's collectives as this engine runs them: its own all-reduce kernel, its arrival spread.
+CollectiveSpec collectives_for(const Scenario& s, const EngineSpec& e) {
+  CollectiveSpec c = s.collectives;
+  const EngineProfile* p = find_engine_profile(e.name);
+  if (e.all_reduce == "custom" && p) c.custom_all_reduce = p->custom_all_reduce;
+  c.all_reduce_jitter_s = e.all_reduce_jitter_s;
+  return c;
+}
+
 std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label,
                                   std::set<std::string>& calibration_use) {
   Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
-  CollectiveModel cm(topo, s.collectives, in.calibration.get());
+  CollectiveModel scenario_cm(topo, collectives_for(s, s.engine), in.calibration.get());
   std::vector<ConfigResult> out;
   for (std::size_t i = 0; i < s.configs.size(); ++i) {
     if (opt.progress) opt.progress(fmt::format("{}{} ({}/{})", label, s.configs[i].name, i + 1, s.configs.size()));
     ConfigSpec c = s.configs[i];
+    // A configuration with its own engine runs its own collectives (the engine's all-reduce).
+    std::optional<CollectiveModel> own_cm;
+    if (c.engine) own_cm.emplace(topo, collectives_for(s, *c.engine), in.calibration.get());
+    const CollectiveModel& cm = own_cm ? *own_cm : scenario_cm;
     std::string placed;
     if (c.auto_replicas) {
       // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
@@ -281,10 +295,16 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
       c.layout = p.layout;
       placed = "layout: auto: " + p.reason;
     }
-    out.push_back(run_config(s, in, c, topo, cm, opt));
+    Scenario own = s;
+    if (c.engine) own.engine = *c.engine;
+    out.push_back(run_config(own, in, c, topo, cm, opt));
     if (!placed.empty()) out.back().notes.push_back(placed);
+    for (const auto& n : cm.engine_notes())
+      if (n.find(fmt::format("on {} GPUs", c.tp)) != std::string::npos) out.back().notes.push_back("engine: " + n);
+    if (own_cm)
+      for (const auto& n : own_cm->calibration_notes()) calibration_use.insert(n);
   }
-  for (const auto& n : cm.calibration_notes()) calibration_use.insert(n);
+  for (const auto& n : scenario_cm.calibration_notes()) calibration_use.insert(n);
   return out;
 }
 

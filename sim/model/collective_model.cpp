@@ -1,4 +1,5 @@
 #include "collective_model.hpp"
+#include "engine_all_reduce.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -340,7 +341,32 @@ const CollectivePlan& CollectiveModel::plan(CollectiveOp op, double size_B, cons
   auto key = std::tuple{static_cast<int>(op), size_B, gpus};
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
-  return plans_.emplace(key, build(op, size_B, gpus)).first->second;
+  return plans_.emplace(key, engine_plan(op, size_B, gpus)).first->second;
+}
+
+CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
+  const int n = int(gpus.size());
+  CollectivePlan plan;
+  if (op == CollectiveOp::all_reduce && spec_.custom_all_reduce && n >= 2) {
+    const auto fit = custom_all_reduce_fit(*spec_.custom_all_reduce, summary(op, gpus), size_B);
+    if (fit.applies) {
+      plan = custom_all_reduce_plan(*this, *spec_.custom_all_reduce, fit, size_B, gpus);
+      engine_notes_.insert(fmt::format("all-reduce on {} GPUs: the engine's {} kernel up to {:.0f} B", n, plan.engine_kernel,
+                                       spec_.custom_all_reduce->max_bytes));
+    } else {
+      plan = build(op, size_B, gpus);
+      engine_notes_.insert(fmt::format("all-reduce on {} GPUs: NCCL where the engine's kernel does not run ({})", n, fit.why_not));
+    }
+  } else {
+    plan = build(op, size_B, gpus);
+  }
+  if (n >= 2 && op != CollectiveOp::send_recv && spec_.all_reduce_jitter_s > 0) {
+    plan.straggler_s = spec_.all_reduce_jitter_s * expected_max_of_normals(n);
+    plan.latency_s += plan.straggler_s;
+    engine_notes_.insert(fmt::format("each collective on {} GPUs waits {:.1f} us for the last rank (arrival spread {:.1f} us x {:.2f})", n,
+                                     plan.straggler_s * 1e6, spec_.all_reduce_jitter_s * 1e6, expected_max_of_normals(n)));
+  }
+  return plan;
 }
 
 }  // namespace tpsim

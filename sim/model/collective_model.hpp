@@ -47,6 +47,8 @@ struct CollectivePlan {
   double bus_bw_Bps = 0;      // protocol's bus bandwidth on this path, uncontended
   std::vector<Flow> flows;    // the bandwidth part as flows
   double bandwidth_s = 0;     // bandwidth part when the group is alone (max-min over its own flows)
+  std::string engine_kernel;  // "" = NCCL; "one-shot" / "two-shot": the engine's own (engine_all_reduce.hpp)
+  double straggler_s = 0;     // of latency_s: waiting for the last rank to arrive (engine_all_reduce.hpp)
   double time_s() const { return latency_s + bandwidth_s; }
   double algbw_Bps() const { return time_s() > 0 ? size_B / time_s() : 0; }
   double busbw_Bps() const { return algbw_Bps() * bus_factor(op, nranks); }
@@ -74,6 +76,8 @@ public:
   // What the calibration did for the plans built so far, one line each, sorted: "applied: ...",
   // "extrapolated: ..." (and how), "default: ..." (why). Empty without a calibration.
   std::vector<std::string> calibration_notes() const;
+  // What the engine's all-reduce did: its own kernel or NCCL (and why), the slowest-rank wait.
+  std::vector<std::string> engine_notes() const { return {engine_notes_.begin(), engine_notes_.end()}; }
 
 private:
   LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const;
@@ -100,6 +104,8 @@ private:
   void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
+  // build(), or the engine's own all-reduce kernel, plus the slowest-rank wait.
+  CollectivePlan engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
 
   const Topology& topology_;
   CollectiveSpec spec_;
@@ -108,6 +114,7 @@ private:
   mutable std::map<std::vector<int>, std::vector<int>> rings_;
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> channel_rings_;
   mutable std::set<std::string> notes_;
+  mutable std::set<std::string> engine_notes_;
 };
 
 }  // namespace tpsim

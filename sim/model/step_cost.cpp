@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "fit/gemm_table.hpp"
+#include "kernel_surface.hpp"
 #include "util/error.hpp"
 
 namespace tpsim {
@@ -23,6 +24,30 @@ Breakdown Breakdown::scaled(double f) const {
   return b;
 }
 
+namespace {
+
+// The calibration's GEMM table as a lookup, when it measured the weights' type (or its sibling:
+// tensor cores run bf16 and fp16 at the same rate); else an empty function.
+std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibration& cal, double compute_bytes, double peak, double hbm) {
+  std::vector<fit::GemmPoint> points;
+  for (const auto& p : cal.gemm) points.push_back({p.op, p.m, p.n, p.k, p.dtype, p.time_s, 0});
+  auto table = std::make_shared<const fit::GemmTable>(std::move(points));
+  std::string dtype = compute_bytes <= 1 ? "fp8" : "bf16";
+  if (!table->has_dtype(dtype) && dtype == "bf16") dtype = "fp16";
+  if (!table->has_dtype(dtype)) return {};
+  // Steps repeat the same shapes millions of times: each (m, n, k) is interpolated once.
+  auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long>, double>>();
+  return [table, memo, dtype, peak, hbm](const Op& op) -> std::optional<double> {
+    const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k)};
+    auto it = memo->find(key);
+    if (it == memo->end())
+      it = memo->emplace(key, table->predict_time(std::get<0>(key), std::get<1>(key), std::get<2>(key), dtype, peak, hbm)).first;
+    return it->second;
+  };
+}
+
+}  // namespace
+
 GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes) {
   GpuModel g;
   g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps : spec.hbm_achievable_Bps);
@@ -33,26 +58,25 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   g.graph_launch_s = s.engine.graph_launch_s.value_or(cal && cal->graph_launch_s ? *cal->graph_launch_s : spec.graph_launch_s);
   g.cuda_graphs = s.engine.cuda_graphs;
   g.host_overhead_s = s.engine.host_overhead_s;
+  g.host_per_sequence_s = s.engine.host_per_sequence_s;
+  g.cuda_graph_max_batch = s.engine.cuda_graph_max_batch;
   g.host_overlap = s.engine.host_overlap;
-  if (cal && !cal->gemm.empty()) {
-    std::vector<fit::GemmPoint> points;
-    for (const auto& p : cal->gemm) points.push_back({p.op, p.m, p.n, p.k, p.dtype, p.time_s, 0});
-    auto table = std::make_shared<const fit::GemmTable>(std::move(points));
-    // The weights' type, else its sibling: tensor cores run bf16 and fp16 at the same rate.
-    // Without a measurement of either, the roofline stands.
-    std::string dtype = compute_bytes <= 1 ? "fp8" : "bf16";
-    if (!table->has_dtype(dtype) && dtype == "bf16") dtype = "fp16";
-    if (table->has_dtype(dtype)) {
-      // Steps repeat the same shapes millions of times: each (m, n, k) is interpolated once.
-      auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long>, double>>();
-      g.gemm_lookup = [table, memo, dtype, peak = g.peak_flops, hbm = g.hbm_Bps](double m, double n, double k) -> std::optional<double> {
-        const std::tuple key{std::llround(m), std::llround(n), std::llround(k)};
-        auto it = memo->find(key);
-        if (it == memo->end())
-          it = memo->emplace(key, table->predict_time(std::get<0>(key), std::get<1>(key), std::get<2>(key), dtype, peak, hbm)).first;
-        return it->second;
-      };
-    }
+  const KernelSurface& surface = kernel_surface_for(spec);
+  g.small_kernel_s = surface.small_kernel_s;
+  g.hbm_peak_Bps = spec.hbm_peak_Bps;
+  if (cal && !cal->gemm.empty() && (g.gemm_lookup = calibrated_gemms(*cal, compute_bytes, g.peak_flops, g.hbm_Bps))) {
+    g.gemm_source = "the calibration's GEMM table";
+  } else if (s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps) {
+    g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario)";
+  } else {
+    auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long, long long>, double>>();
+    g.gemm_lookup = [&surface, memo, peak = g.peak_flops, hbm = g.hbm_peak_Bps](const Op& op) -> std::optional<double> {
+      const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k), std::llround(op.bytes)};
+      auto it = memo->find(key);
+      if (it == memo->end()) it = memo->emplace(key, surface_gemm_time(surface, op.m, op.n, op.k, op.flops, op.bytes, peak, hbm)).first;
+      return it->second;
+    };
+    g.gemm_source = surface.source;
   }
   return g;
 }
@@ -61,8 +85,11 @@ double op_time(const Op& op, const GpuModel& gpu, Breakdown* into) {
   const double memory = op.bytes / gpu.hbm_Bps;
   const double compute = op.flops / (gpu.peak_flops * gpu.matmul_efficiency);
   double t = std::max(memory, compute);
-  if (op.kind == OpKind::gemm && gpu.gemm_lookup)
-    if (auto measured = gpu.gemm_lookup(op.m, op.n, op.k)) t = *measured;  // a calibrated GEMM time replaces the roofline
+  if (op.kind == OpKind::gemm && gpu.gemm_lookup) {
+    if (auto measured = gpu.gemm_lookup(op)) t = *measured;  // a measured GEMM time replaces the roofline
+  } else {
+    t = std::max(t, gpu.small_kernel_s);
+  }
   if (into) {
     if (op.kind == OpKind::attention) into->attention += t;
     else if ((op.kind == OpKind::gemm || op.kind == OpKind::embedding) && memory >= compute) into->weights += t;
@@ -121,11 +148,13 @@ StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveMode
   }
   plan.epilogue = segments(ops.epilogue, gpu, cm, stage(pp - 1), b, kernels, with_ops);
   plan.breakdown = b;
-  plan.breakdown.launch = gpu.cuda_graphs ? gpu.graph_launch_s + kernels * gpu.graph_kernel_s : kernels * gpu.kernel_launch_s;
+  const bool graphed = gpu.cuda_graphs && (gpu.cuda_graph_max_batch == 0 || ops.sequences <= gpu.cuda_graph_max_batch);
+  plan.breakdown.launch = graphed ? gpu.graph_launch_s + kernels * gpu.graph_kernel_s : kernels * gpu.kernel_launch_s;
   plan.prologue.front().compute_s += plan.breakdown.launch;
   if (with_ops) plan.prologue.front().ops.emplace(plan.prologue.front().ops.begin(), "launch", plan.breakdown.launch);
   const double gpu_time = plan.breakdown.total();
-  plan.host_extra_s = gpu.host_overlap ? std::max(0.0, gpu.host_overhead_s - gpu_time) : gpu.host_overhead_s;
+  const double host = gpu.host_overhead_s + gpu.host_per_sequence_s * ops.sequences;
+  plan.host_extra_s = gpu.host_overlap ? std::max(0.0, host - gpu_time) : host;
   plan.breakdown.host = plan.host_extra_s;
   return plan;
 }

@@ -1,5 +1,9 @@
-// GPU time of the ops of one step (roofline), and the plan the engine executes:
-//   op time = max(flops / (peak · efficiency), bytes / achievable HBM bandwidth)
+// GPU time of the ops of one step, and the plan the engine executes. A GEMM takes its time from
+// a calibrated GEMM table when the calibration has one, else from the default kernel surface
+// (kernel_surface.hpp: published per-shape times carried to this GPU by roofline ratio), else
+// (hardware.matmul_efficiency set) from the roofline
+//   op time = max(flops / (peak · efficiency), bytes / achievable HBM bandwidth).
+// Other ops run at the roofline but no faster than a small kernel's floor.
 // GEMMs whose memory term wins are weight reads, the others compute; attention is its own
 // category; launch overhead is one CUDA graph launch plus a small per-kernel gap per step when
 // CUDA graphs are on, a launch per kernel otherwise. Host time per step overlaps the GPU
@@ -7,6 +11,7 @@
 #pragma once
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "collective_model.hpp"
@@ -24,14 +29,19 @@ struct Breakdown {
 // One GPU as the cost model sees it, after calibration and scenario overrides.
 struct GpuModel {
   double hbm_Bps = 0;
+  double hbm_peak_Bps = 0;         // datasheet, for the kernel surface's roofline ratio
+  double small_kernel_s = 0;       // floor of a non-GEMM kernel (kernel_surface.hpp)
   double peak_flops = 0;
   double matmul_efficiency = 1;
   double kernel_launch_s = 0, graph_kernel_s = 0, graph_launch_s = 0;
   bool cuda_graphs = true;
   double host_overhead_s = 0;
+  double host_per_sequence_s = 0;  // host time per sequence in the step
+  int cuda_graph_max_batch = 0;    // steps with more sequences run without graphs (0: no limit)
   bool host_overlap = true;
-  // Measured GEMM time for a shape, when a calibration has one near it (else nullopt).
-  std::function<std::optional<double>(double m, double n, double k)> gemm_lookup;
+  // A GEMM's time from a measured table (the calibration's, or the default surface), else nullopt.
+  std::function<std::optional<double>(const Op& gemm)> gemm_lookup;
+  std::string gemm_source;         // where GEMM times come from, said in the run's notes
 };
 
 // `compute_bytes`: the GEMMs' element size (ModelCard::compute_bytes): 1 runs them at the fp8 peak.

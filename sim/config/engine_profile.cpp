@@ -1,0 +1,113 @@
+#include "engine_profile.hpp"
+
+namespace tpsim {
+
+namespace {
+
+constexpr double KiB = 1024, MiB = 1024 * 1024, US = 1e-6;
+
+// vLLM's custom_all_reduce (SGLang runs the same kernel since sglang#5080).
+CustomAllReduce vllm_custom_all_reduce() {
+  CustomAllReduce c;
+  c.world_sizes = {2, 4, 6, 8};
+  c.max_bytes = 8 * MiB;
+  c.one_shot_max_4_B = 512 * KiB;
+  c.one_shot_max_8_B = 256 * KiB;
+  c.pcie_two_gpus = true;
+  c.latency_s = {9.5 * US, 9.1 * US, 10.1 * US};
+  c.source =
+      "vllm distributed/device_communicators/custom_all_reduce.py @00d618aa (_SUPPORTED_WORLD_SIZES, max_size 8 MiB, "
+      "full NVLink above 2 GPUs) and csrc/custom_all_reduce.cuh @c9eabec7 (1-stage below 512 KiB up to 4 ranks, 256 KiB "
+      "up to 8); latency: vLLM's kernel on H100 at 512 B, TP 2/4/8, sglang#2904 (without CUDA graphs, so an upper bound)";
+  return c;
+}
+
+// TensorRT-LLM's allreduce plugin (ONESHOT / TWOSHOT; NCCL without NVLink and P2P).
+CustomAllReduce trtllm_custom_all_reduce() {
+  CustomAllReduce c;
+  c.world_sizes = {2, 4, 8};
+  c.max_bytes = 8e6;  // workspace: 16 MB up to 2 ranks, 8 MB beyond
+  c.one_shot_max_4_B = 1e6;
+  c.one_shot_max_8_B = 500e3;
+  c.pcie_two_gpus = false;
+  c.latency_s = {3.7 * US, 4.8 * US, 5.9 * US};
+  c.source =
+      "TensorRT-LLM plugins/ncclPlugin/allreducePlugin.cpp (<= 2 ranks one-shot, <= 4 ranks one-shot below 1 MB, else "
+      "below 500 kB; no NVLink or P2P: NCCL) and common/customAllReduceUtils.h @005b299b (workspace 16 MB / 8 MB); "
+      "latency: the TensorRT-LLM kernel on H100 at 512 B, TP 2/4/8, sglang#2904";
+  return c;
+}
+
+std::vector<EngineProfile> build() {
+  std::vector<EngineProfile> all;
+  EngineProfile vllm;
+  vllm.name = "vllm";
+  vllm.description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce, CUDA graphs up to 512 sequences";
+  vllm.custom_all_reduce = vllm_custom_all_reduce();
+  vllm.cuda_graph_max_batch = 512;
+  vllm.process_per_rank = true;
+  vllm.max_num_seqs = 256, vllm.max_batched_tokens = 8192, vllm.chunked_prefill = true;
+  vllm.source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
+                "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)";
+  vllm.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
+  all.push_back(vllm);
+
+  EngineProfile sglang;
+  sglang.name = "sglang";
+  sglang.description = "SGLang: a scheduler per TP rank, vLLM's custom all-reduce, CUDA graphs up to 256 sequences";
+  sglang.custom_all_reduce = vllm_custom_all_reduce();
+  sglang.cuda_graph_max_batch = 256;
+  sglang.max_num_seqs = 256, sglang.max_batched_tokens = 8192, sglang.chunked_prefill = true;
+  sglang.source = "sglang server_args.py: cuda_graph_max_bs 256 below TP 4 on 80-160 GB GPUs, chunked_prefill_size 8192; "
+                  "custom_all_reduce.py @004e6561 adapted from vLLM";
+  sglang.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
+  all.push_back(sglang);
+
+  EngineProfile trt;
+  trt.name = "trtllm";
+  trt.description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128";
+  trt.custom_all_reduce = trtllm_custom_all_reduce();
+  trt.cuda_graph_max_batch = 128;
+  trt.max_num_seqs = 2048, trt.max_batched_tokens = 8192, trt.chunked_prefill = false;
+  trt.source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128";
+  trt.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
+  all.push_back(trt);
+
+  EngineProfile tgi;
+  tgi.name = "tgi";
+  tgi.description = "Text Generation Inference: a Rust router, a Python process per shard, NCCL all-reduce, CUDA graphs up to 32";
+  tgi.cuda_graph_max_batch = 32;
+  tgi.max_num_seqs = 128, tgi.max_batched_tokens = 4096, tgi.chunked_prefill = true;
+  tgi.source = "text-generation-inference launcher/src/main.rs @db931fcf: --cuda-graphs 1,2,4,8,16,32, max_concurrent_requests 128, "
+               "max_batch_prefill_tokens 4096, PREFILL_CHUNKING 1; layers/tensor_parallel.py: torch.distributed.all_reduce (NCCL)";
+  tgi.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
+  all.push_back(tgi);
+
+  EngineProfile nccl;
+  nccl.name = "nccl";
+  nccl.description = "plain NCCL for every collective (the baseline: what nccl-tests measures), CUDA graphs on";
+  nccl.source = "tpsim's collective model alone";
+  all.push_back(nccl);
+  return all;
+}
+
+}  // namespace
+
+const std::vector<EngineProfile>& engine_profiles() {
+  static const std::vector<EngineProfile> all = build();
+  return all;
+}
+
+const EngineProfile* find_engine_profile(const std::string& name) {
+  for (const auto& p : engine_profiles())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> engine_profile_names() {
+  std::vector<std::string> names;
+  for (const auto& p : engine_profiles()) names.push_back(p.name);
+  return names;
+}
+
+}  // namespace tpsim

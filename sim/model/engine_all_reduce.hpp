@@ -1,0 +1,36 @@
+// All-reduces as a serving engine runs them, on top of NCCL's (collective_model.hpp):
+//  * its own kernel where the profile's limits allow (engine_profile.hpp): one-shot, every rank
+//    reads the whole tensor S from each of its N-1 peers (one barrier); two-shot, a reduce-scatter
+//    and an all-gather through peer buffers, 2 S / N from each peer (two barriers). Time =
+//    latency(N) (the profile's measured small-message time, linear in N between 2, 4 and 8 ranks;
+//    two-shot pays it twice) + the reads as flows on the platform's links at CUSTOM_AR_WIRE_EFF of
+//    their rate;
+//  * the slowest rank: an all-reduce starts when the last rank arrives. With arrivals spread
+//    with standard deviation sigma, the group waits sigma * E[max of N standard normals]
+//    (0.56 sigma at 2 ranks, 1.03 at 4, 1.42 at 8), which nothing measured at TP=1 contains.
+#pragma once
+#include "collective_model.hpp"
+
+namespace tpsim {
+
+// Share of a link's wire rate the engines' one-shot / two-shot reads reach: derived from the
+// published H100 times of sglang#2904 (vLLM's and TensorRT-LLM's kernels, 512 B to 1 MiB, TP 2-8:
+// 65-170 GB/s of NVLink 4's 450 GB/s per direction into each GPU), the middle of that range.
+constexpr double CUSTOM_AR_WIRE_EFF = 0.25;
+
+// E[max of n independent standard normal variables] (0 for n < 2), by numerical integration.
+double expected_max_of_normals(int n);
+
+// Whether the engine's kernel runs this all-reduce on this group, and why not (for notes).
+struct CustomAllReduceFit {
+  bool applies = false;
+  bool one_shot = true;
+  std::string why_not;  // "" when it applies
+};
+CustomAllReduceFit custom_all_reduce_fit(const CustomAllReduce& c, const GroupSummary& g, double size_B);
+
+// The engine kernel's plan (see the preamble); `fit.applies` must hold.
+CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAllReduce& c, const CustomAllReduceFit& fit,
+                                      double size_B, const std::vector<int>& gpus);
+
+}  // namespace tpsim

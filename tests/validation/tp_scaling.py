@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Calibrate at TP=1, predict TP>1: tpsim against any published TP-scaling set.
+
+usage: tp_scaling.py TPSIM MEASURED.csv --template GPU=SCENARIO [--template GPU=SCENARIO ...]
+                     [--fit host|host+sequence] [--check MEDIAN WORST]      (run from the project root)
+
+MEASURED.csv has one row per measurement:
+    engine,gpu,model,tp,batch,input_tokens,output_tokens,metric,measured,unit,source
+metric: e2e (whole request of a closed batch: prefill and output_tokens - 1 decode steps), ttft or
+tpot, in ms. The scenario template of a GPU names the platform, the model card, the dtype, the
+calibration and anything else; its configs, workload and sweep are replaced: one configuration per
+TP in the rows (TP=t on GPUs 0..t-1), a closed batch of the rows' lengths, a sweep over their
+batches. Its engine is the engine profile the rows' engine names (vLLM, SGLang, TensorRT-LLM, TGI)
+unless the template sets `engine: NAME`.
+
+What is fitted, on the TP=1 rows only: the engine's host time per step h and, when the TP=1 rows
+hold two or more batch sizes, its host time per sequence per step c (engine.host_overhead and
+engine.host_per_sequence, not overlapped with the GPU), by least squares; the simulated metric is
+linear in both (each step pays h + c x its sequences), so three runs give the coefficients. Costs
+that grow with TP (collectives, the engine's all-reduce, narrow shards, the slowest rank) are
+tpsim's own model and are never fitted. The TP>1 rows are predicted with the fitted h and c.
+Prints: group, TP, batch, measured, predicted, error; per group the median and worst |error| over
+TP>1 and the batch-1 TP=1 -> TP=max speedup, measured and predicted.
+"""
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PROFILES = (("tensorrt-llm", "trtllm"), ("trtllm", "trtllm"), ("vllm", "vllm"), ("sglang", "sglang"),
+            ("text-generation-inference", "tgi"), ("tgi", "tgi"))
+REPLACED = ("configs", "workload", "sweep", "engine")
+
+
+def profile_of(engine):
+    e = engine.lower()
+    return next((p for key, p in PROFILES if key in e), "")
+
+
+def read_rows(path):
+    rows = []
+    for r in csv.DictReader(line for line in open(path) if not line.startswith("#")):
+        rows.append({"engine": r["engine"], "gpu": r["gpu"], "model": r["model"], "tp": int(r["tp"]), "batch": int(r["batch"]),
+                     "input": int(r["input_tokens"]), "output": int(r["output_tokens"]), "metric": r["metric"],
+                     "measured_s": float(r["measured"]) / 1e3 if r["unit"] == "ms" else float(r["measured"])})
+    return rows
+
+
+def template_text(path):
+    """The template without the keys the tool writes, paths made absolute; and its one-line engine
+    (`engine: NAME` or `engine: {name: NAME, key: value}`) as {key: value}."""
+    base, lines, skipping, engine = os.path.dirname(os.path.abspath(path)), [], False, {}
+    for line in open(path):
+        key, _, value = line.partition(":")
+        top = line[:1] not in (" ", "\t", "#", "\n", "-")
+        if top:
+            skipping = key.strip() in REPLACED
+            text = value.split("#")[0].strip()
+            if key.strip() == "engine" and text:
+                pairs = [kv.split(":", 1) for kv in text.strip("{}").split(",")] if text.startswith("{") else [["name", text]]
+                engine = {k.strip(): v.strip() for k, v in pairs}
+        if skipping:
+            continue
+        if top and key in ("platform", "model", "calibration", "trace"):
+            line = f"{key}: {os.path.join(base, value.split('#')[0].strip())}\n"
+        lines.append(line)
+    return "".join(lines), engine
+
+
+def scenario(template, engine, tps, batches, inp, out, h, c):
+    configs = "".join(f"  - {{name: TP={t}, tp: {t}, layout: [[{', '.join(map(str, range(t)))}]]}}\n" for t in tps)
+    return (template + "engine:\n" + "".join(f"  {k}: {v}\n" for k, v in engine.items()) +
+            f"  host_overhead: {h * 1e6:.4f}us\n  host_per_sequence: {c * 1e6:.4f}us\n  host_overlap: false\n"
+            f"workload:\n  arrivals: closed\n  batch: {batches[0]}\n  prompt_tokens: {inp}\n  output_tokens: {out}\n"
+            f"configs:\n{configs}sweep:\n  parameter: workload.batch\n  values: [{', '.join(map(str, batches))}]\n")
+
+
+METRIC = {"e2e": lambda c: c["e2e_ms"]["mean"], "ttft": lambda c: c["ttft_ms"]["p50"], "tpot": lambda c: c["tpot_ms"]["p50"]}
+
+
+def simulate(tpsim, text, metric):
+    with tempfile.TemporaryDirectory() as d:
+        path, out = os.path.join(d, "s.yaml"), os.path.join(d, "r.json")
+        open(path, "w").write(text)
+        subprocess.run([tpsim, path, "--quiet", "--json", out], check=True, stdout=subprocess.DEVNULL)
+        result = json.load(open(out))
+    return {(c["tp"], int(p["value"])): METRIC[metric](c) / 1e3 for p in result["sweep"]["points"] for c in p["configs"]}
+
+
+def solve(rows, fit_sequences):
+    """Least squares of m = s0 + a h + b c over the TP=1 rows: rows are (m, s0, a, b)."""
+    saa = sum(a * a for _, _, a, _ in rows)
+    sar = sum(a * (m - s) for m, s, a, _ in rows)
+    if not fit_sequences:
+        return sar / saa, 0.0
+    sbb, sab = sum(b * b for *_, b in rows), sum(a * b for _, _, a, b in rows)
+    sbr = sum(b * (m - s) for m, s, _, b in rows)
+    det = saa * sbb - sab * sab
+    return (sar * sbb - sbr * sab) / det, (saa * sbr - sab * sar) / det
+
+
+def run_group(tpsim, rows, template_path, fit_mode):
+    template, engine = template_text(template_path)
+    if "name" not in engine and profile_of(rows[0]["engine"]):
+        engine["name"] = profile_of(rows[0]["engine"])
+    tps, batches = sorted({r["tp"] for r in rows}), sorted({r["batch"] for r in rows})
+    r0 = rows[0]
+    run = lambda h, c: simulate(tpsim, scenario(template, engine, tps, batches, r0["input"], r0["output"], h, c), r0["metric"])
+    probe = 1e-3
+    s0, sh, sc = run(0, 0), run(probe, 0), run(0, probe)
+    tp1 = [r for r in rows if r["tp"] == 1]
+    fit_sequences = fit_mode == "host+sequence" and len({r["batch"] for r in tp1}) >= 2
+    h, c = solve([(r["measured_s"], s0[(1, r["batch"])], (sh[(1, r["batch"])] - s0[(1, r["batch"])]) / probe,
+                   (sc[(1, r["batch"])] - s0[(1, r["batch"])]) / probe) for r in tp1], fit_sequences)
+    return engine, h, c, run(h, c)
+
+
+def main():
+    args = sys.argv[1:]
+    tpsim, measured = args[0], args[1]
+    templates = dict(a.split("=", 1) for a in (args[i + 1] for i, x in enumerate(args) if x == "--template"))
+    fit_mode = args[args.index("--fit") + 1] if "--fit" in args else "host+sequence"
+    limits = tuple(float(x) / 100 for x in args[args.index("--check") + 1:args.index("--check") + 3]) if "--check" in args else None
+    groups = {}
+    for r in read_rows(measured):
+        groups.setdefault((r["gpu"], r["engine"], r["model"], r["input"], r["output"], r["metric"]), []).append(r)
+    failed = []
+    print("gpu   TP batch  measured (ms)  predicted (ms)  error")
+    for key, rows in groups.items():
+        gpu = key[0]
+        if gpu not in templates:
+            sys.exit(f"no --template {gpu}=SCENARIO for the rows of {gpu}")
+        engine, h, c, pred = run_group(tpsim, rows, templates[gpu], fit_mode)
+        errors, by = [], {}
+        for r in sorted(rows, key=lambda r: (r["tp"], r["batch"])):
+            p, m = pred[(r["tp"], r["batch"])], r["measured_s"]
+            by[(r["tp"], r["batch"])] = (m, p)
+            err = p / m - 1
+            if r["tp"] > 1:
+                errors.append(abs(err))
+            print(f"{gpu}  {r['tp']:3d} {r['batch']:5d}  {m * 1e3:13.1f}  {p * 1e3:14.1f}  {err * 100:+5.1f}%" + ("   (fit)" if r["tp"] == 1 else ""))
+        tmax = max(t for t, b in by if b == 1) if any(b == 1 for _, b in by) else 0
+        speed = (f"; batch-1 TP=1 -> TP={tmax} speedup x{by[(1, 1)][1] / by[(tmax, 1)][1]:.2f} (measured x{by[(1, 1)][0] / by[(tmax, 1)][0]:.2f})"
+                 if (1, 1) in by and tmax > 1 else "")
+        med, worst = (statistics.median(errors), max(errors)) if errors else (0, 0)
+        print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens, {key[5]}; engine {engine or 'none'}): "
+              f"fitted on TP=1: h = {h * 1e3:.3f} ms per step, c = {c * 1e3:.3f} ms per sequence per step; "
+              f"TP>1: median |error| {med * 100:.1f}%, worst {worst * 100:.1f}%{speed}\n")
+        if limits and (med > limits[0] or worst > limits[1]):
+            failed.append(gpu)
+    if failed:
+        print(f"outside the limits (median {limits[0]:.0%}, worst {limits[1]:.0%}): {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
