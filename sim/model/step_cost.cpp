@@ -62,12 +62,13 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   g.cuda_graph_max_batch = s.engine.cuda_graph_max_batch;
   g.host_overlap = s.engine.host_overlap;
   const KernelSurface& surface = kernel_surface_for(spec);
-  g.small_kernel_s = surface.small_kernel_s;
+  const bool roofline = s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps;  // the scenario sets it
+  g.small_kernel_s = roofline ? 0 : surface.small_kernel_s;
   g.hbm_peak_Bps = spec.hbm_peak_Bps;
   if (cal && !cal->gemm.empty() && (g.gemm_lookup = calibrated_gemms(*cal, compute_bytes, g.peak_flops, g.hbm_Bps))) {
     g.gemm_source = "the calibration's GEMM table";
-  } else if (s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps) {
-    g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario)";
+  } else if (roofline) {
+    g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario), no small-kernel floor";
   } else {
     auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long, long long>, double>>();
     g.gemm_lookup = [&surface, memo, peak = g.peak_flops, hbm = g.hbm_peak_Bps](const Op& op) -> std::optional<double> {

@@ -80,6 +80,9 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
   Topology topo(platform, s.hardware, "");
   CollectiveModel cm(topo, s.collectives, nullptr);
   const GpuSpec& spec = *platform.gpus[0].spec;
+  // The datasheet roofline (set explicitly: the default is the kernel surface, drawn from the
+  // same Vidur table), and the calibration's table over it.
+  s.hardware.matmul_efficiency = spec.matmul_efficiency;
   const GpuModel datasheet = gpu_model(spec, s, nullptr, 2), measured = gpu_model(spec, s, &cal, 2);
 
   // Decode, batch 1, TP=1: each layer's four GEMMs take the published m=1 medians,

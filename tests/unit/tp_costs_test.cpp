@@ -1,0 +1,137 @@
+// The costs that grow with TP and the engines that pay them: the default kernel surface (Vidur's
+// published per-shape times carried by roofline ratio), the small-kernel floor, host time per
+// sequence, CUDA-graph batch limits, engines' own all-reduce kernels and the slowest-rank wait.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "config/model_card.hpp"
+#include "config/platform_file.hpp"
+#include "fit/gemm_table.hpp"
+#include "model/engine_all_reduce.hpp"
+#include "model/kernel_surface.hpp"
+#include "model/step_cost.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+// The csv rows of a recorded Vidur file, split on commas (comments and header skipped).
+std::vector<std::vector<std::string>> csv_rows(const std::string& file) {
+  std::ifstream in(ROOT + "/calibrate/recorded/vidur-kernels/" + file);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || line.rfind("op,", 0) == 0) continue;
+    std::vector<std::string> f;
+    std::istringstream s(line);
+    for (std::string x; std::getline(s, x, ',');) f.push_back(x);
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("E[max of n standard normals]: the slowest of n ranks") {
+  CHECK(expected_max_of_normals(1) == 0);
+  CHECK(expected_max_of_normals(2) == doctest::Approx(1 / std::sqrt(M_PI)).epsilon(1e-6));        // 1/sqrt(pi)
+  CHECK(expected_max_of_normals(3) == doctest::Approx(1.5 / std::sqrt(M_PI)).epsilon(1e-6));      // 3/(2 sqrt(pi))
+  CHECK(expected_max_of_normals(8) == doctest::Approx(1.4236).epsilon(1e-4));                     // tabulated
+}
+
+TEST_CASE("the kernel surface gives back Vidur's time at a recorded shape on the reference GPU") {
+  const KernelSurface& a100 = kernel_surface("a100");
+  // calibrate/recorded/vidur-kernels/a100-gemm.csv: Llama-2-7B's QKV at TP=1, one token: 65 us.
+  const double m = 1, n = 12288, k = 4096, flops = 2 * m * n * k, bytes = (m * k + k * n + m * n) * 2;
+  CHECK(surface_gemm_time(a100, m, n, k, flops, bytes, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx(65e-6).epsilon(1e-9));
+  // On a GPU with 1.5x the HBM (same shape, memory-bound): t = t0 + (t_ref - t0) / 1.5.
+  const double t0 = std::min(a100.gemm_floor_s, 65e-6 / 2);
+  CHECK(surface_gemm_time(a100, m, n, k, flops, bytes, a100.peak_flops, 1.5 * a100.hbm_peak_Bps) ==
+        doctest::Approx(t0 + (65e-6 - t0) / 1.5).epsilon(1e-9));
+  // The fixed part does not shrink: a faster GPU still pays t0.
+  CHECK(surface_gemm_time(a100, m, n, k, flops, bytes, 100 * a100.peak_flops, 100 * a100.hbm_peak_Bps) > t0);
+}
+
+TEST_CASE("the surface's floors come from its own rows") {
+  for (const char* gpu : {"a100", "h100", "a40"}) {
+    const KernelSurface& s = kernel_surface(gpu);
+    // The small-kernel floor is the median one-token time of norm, rope, activation and add.
+    std::vector<double> small;
+    for (const auto& r : csv_rows(std::string(gpu) + "-small-kernels.csv"))
+      if (r[1] == "1") small.push_back(std::stod(r[3]) * 1e-6);
+    std::sort(small.begin(), small.end());
+    CHECK(s.small_kernel_s == doctest::Approx(small[small.size() / 2]));
+    // t = t0 + bytes / BW over the memory-bound GEMM rows: a few microseconds and a stream
+    // rate below the datasheet HBM peak.
+    CHECK(s.gemm_floor_s > 1e-6);
+    CHECK(s.gemm_floor_s < 10e-6);
+    CHECK(s.gemm_stream_Bps < s.hbm_peak_Bps);
+    CHECK(s.gemm_stream_Bps > 0.6 * s.hbm_peak_Bps);
+  }
+  CHECK(kernel_surface_for(*find_gpu("H200-SXM-141GB")).name == "h100");
+  CHECK(kernel_surface_for(*find_gpu("A100-PCIe-80GB")).name == "a100");
+  CHECK(kernel_surface_for(*find_gpu("RTX4090-24GB")).name == "a40");
+}
+
+TEST_CASE("host time per sequence and CUDA-graph batch limits") {
+  const ModelCard model = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/2gpu_nvlink.xml");
+  Scenario s;
+  s.engine.host_overhead_s = 1e-3, s.engine.host_per_sequence_s = 0.1e-3, s.engine.host_overlap = false;
+  Topology topo(platform, s.hardware, "");
+  CollectiveModel cm(topo, s.collectives, nullptr);
+  GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, 2);
+  const std::vector<SequenceWork> batch(8, {512, 1});
+  const StepOps ops = step_ops(model, 1, batch);
+  // Not overlapped: h + c x sequences = 1 ms + 0.1 ms x 8.
+  CHECK(plan_step(ops, gpu, cm, {0}).host_extra_s == doctest::Approx(1.8e-3));
+  // Graphs up to 4 sequences: 8 run eagerly, a launch per kernel.
+  gpu.cuda_graph_max_batch = 4;
+  const StepPlan eager = plan_step(ops, gpu, cm, {0});
+  int kernels = 0;
+  for (const auto& op : ops.flatten()) kernels += 1, (void)op;
+  CHECK(eager.breakdown.launch == doctest::Approx(kernels * gpu.kernel_launch_s));
+}
+
+TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_h100.xml");
+  const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
+  CollectiveSpec spec;
+  spec.custom_all_reduce = vllm;
+  Topology topo(platform, HardwareSpec{}, "");
+  CollectiveModel cm(topo, spec, nullptr);
+  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  const GroupSummary g = cm.summary(CollectiveOp::all_reduce, eight);
+  // vLLM: one-shot below 256 KiB at 8 ranks, two-shot up to its 8 MiB buffer, NCCL beyond.
+  CHECK(custom_all_reduce_fit(vllm, g, 64 * 1024).one_shot);
+  CHECK_FALSE(custom_all_reduce_fit(vllm, g, 300 * 1024).one_shot);
+  CHECK(custom_all_reduce_fit(vllm, g, 10e6).why_not == "10000000 B exceeds its 8388608 B buffer");
+  const CollectivePlan& small = cm.plan(CollectiveOp::all_reduce, 8192, eight);
+  CHECK(small.engine_kernel == "one-shot");
+  CHECK(small.latency_s == doctest::Approx(10.1e-6));  // the profile's 8-rank time (sglang#2904)
+  const CollectivePlan& mid = cm.plan(CollectiveOp::all_reduce, 1 << 20, eight);
+  CHECK(mid.engine_kernel == "two-shot");
+  CHECK(mid.latency_s == doctest::Approx(2 * 10.1e-6));  // two barriers
+  CHECK(cm.plan(CollectiveOp::all_reduce, 64e6, eight).engine_kernel.empty());  // NCCL
+  // Three ranks: not a world size the kernel runs on.
+  CHECK(custom_all_reduce_fit(vllm, cm.summary(CollectiveOp::all_reduce, {0, 1, 2}), 8192).why_not ==
+        "3 ranks (the kernel runs on 2, 4, 6, 8)");
+}
+
+TEST_CASE("the slowest rank: each collective waits sigma x E[max of n]") {
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_h100.xml");
+  Topology topo(platform, HardwareSpec{}, "");
+  CollectiveSpec plain, spread;
+  spread.all_reduce_jitter_s = 10e-6;
+  CollectiveModel a(topo, plain, nullptr), b(topo, spread, nullptr);
+  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  const double without = a.plan(CollectiveOp::all_reduce, 8192, eight).time_s();
+  const CollectivePlan& with = b.plan(CollectiveOp::all_reduce, 8192, eight);
+  CHECK(with.straggler_s == doctest::Approx(10e-6 * expected_max_of_normals(8)));
+  CHECK(with.time_s() == doctest::Approx(without + with.straggler_s));
+}
