@@ -92,7 +92,8 @@ LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in) {
   const ModelCard& model = *setup.model;
   l.regimes = model_regimes(l.curve, model);
   const GpuChoice gpu = choose_gpu(setup, in);
-  if (gpu.spec) l.estimate = estimate_tp2_decode(l.curve, model, gpu);
+  if (in.log->op != CollectiveOp::all_reduce) l.estimate_missing = fmt::format("the log measures {}; Eq. 1.4.7 needs all-reduce times", collective_op_name(in.log->op));
+  else if (gpu.spec) l.estimate = estimate_tp2_decode(l.curve, model, gpu);
   else l.estimate_missing = "the log names no GPU the GPU table knows; give --gpu NAME (or --platform)";
   if (in.log->gpus_per_thread > 1)
     l.notes.push_back(fmt::format("the log ran one thread on {} GPUs (nccl-tests -g {}): its small-message times include serial launches, "
@@ -158,6 +159,22 @@ CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<Fitted
   for (auto& g : r.gaps)
     for (std::size_t i = 0; i < logs.size(); ++i)
       if (logs[i].log.file == g.staged_file) g.explanation += platform_paths(machines[i].first, machines[i].second);
+  return r;
+}
+
+CurveReport read_compared_curve(const CurveSetup& setup, const fit::NcclLog& log, const std::string& text,
+                                const std::vector<fit::FitPoint>& simulated, const Topology& topo, const CollectiveSpec& spec,
+                                const Calibration* calibration, const std::vector<int>& gpus, const std::string& platform_path) {
+  CollectiveSpec engine_spec;
+  engine_spec.p2p_level = spec.p2p_level;
+  const CollectiveModel decode_cm(topo, engine_spec, calibration);
+  const GroupSummary g = decode_cm.summary(log.op, gpus);
+  CurveLogInput in{&log, text, spec.p2p_level == "OFF" ? "SHM" : class_key(g.worst_class, g.staged), "simulated", {}, nullptr, calibration, {},
+                   platform_path, ""};
+  for (const auto& p : simulated) in.model_curve.emplace_back(p.size_B, p.predicted_s);
+  if (gpus.size() < 2) in.simulation_missing = "--gpus lists one GPU: a TP=2 step needs two";
+  else in.collectives = &decode_cm, in.pair = {gpus[0], gpus[1]};
+  CurveReport r = curve_report(setup, {read_log_curve(setup, in)});
   return r;
 }
 

@@ -66,4 +66,10 @@ struct FittedLog {
 CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<FittedLog>& logs, const std::string& calibration_yaml,
                                const std::string& platform_path, const std::vector<int>& gpus);
 
+// The reading of `tpsim collective --compare LOG`: the simulated curve beside the measured one, the
+// decode step simulated on the command's platform (a process per GPU, as engines run).
+CurveReport read_compared_curve(const CurveSetup& setup, const fit::NcclLog& log, const std::string& text,
+                                const std::vector<fit::FitPoint>& simulated, const Topology& topo, const CollectiveSpec& spec,
+                                const Calibration* calibration, const std::vector<int>& gpus, const std::string& platform_path);
+
 }  // namespace tpsim

@@ -15,17 +15,18 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// x where y(x) first reaches `target` at a size above `from_B` (y increasing through it), log-log
-// between the two rows around the crossing; nullopt when no such row reaches it.
+// The size from which y stays at or above `target` to the largest size: the last upward crossing,
+// log-log between the two rows around it (a noisy small size above target does not count);
+// nullopt when the largest size is below target.
 template <class Y>
-std::optional<double> first_crossing(const std::vector<CurvePoint>& p, double from_B, double target, Y y) {
-  for (std::size_t i = 1; i < p.size(); ++i) {
-    if (p[i].size_B <= from_B || y(p[i]) < target) continue;
+std::optional<double> last_crossing(const std::vector<CurvePoint>& p, double target, Y y) {
+  if (y(p.back()) < target) return std::nullopt;
+  for (std::size_t i = p.size() - 1; i >= 1; --i) {
+    if (y(p[i - 1]) >= target) continue;
     const double y0 = std::log(y(p[i - 1])), y1 = std::log(y(p[i])), x0 = std::log(p[i - 1].size_B), x1 = std::log(p[i].size_B);
-    if (y(p[i - 1]) >= target || y1 == y0) return p[i].size_B;
     return std::exp(x0 + (std::log(target) - y0) / (y1 - y0) * (x1 - x0));
   }
-  return std::nullopt;
+  return p.front().size_B;
 }
 
 void read_floor(CurveReading& r) {
@@ -103,8 +104,8 @@ CurveReading read_curve(const fit::NcclLog& log, const std::string& path_class) 
   read_plateau(r);
   // Eq. 1.4.4: S* = N·alpha·BW; with alpha = floor / steps this is floor · BW / bus factor.
   r.s_star_B = r.floor_s * r.bus_bw_Bps / r.bus_factor;
-  r.knee_B = first_crossing(r.points, r.floor_max_B, 2 * r.floor_s, [](const CurvePoint& p) { return p.time_s; });
-  r.half_bw_B = first_crossing(r.points, 0, r.bus_bw_Bps / 2, [](const CurvePoint& p) { return p.bus_bw_Bps; });
+  r.knee_B = last_crossing(r.points, 2 * r.floor_s, [](const CurvePoint& p) { return p.time_s; });
+  r.half_bw_B = last_crossing(r.points, r.bus_bw_Bps / 2, [](const CurvePoint& p) { return p.bus_bw_Bps; });
   read_single_term_sizes(r);
   return r;
 }

@@ -3,8 +3,9 @@
 // so the small-message floor is the latency term, 2(N-1)·alpha, and the large-message bus
 // bandwidth (busbw = algbw · 2(N-1)/N, nccl-tests' definition) is BW. The two terms are equal at
 //   S* = N · alpha · BW                                     (Eq. 1.4.4)
-// and the measured time there is twice the floor: the knee read from the curve is the size where
-// the measured time first reaches 2 x floor (log-log interpolation between the rows around it).
+// and the measured time there is twice the floor: the knee read from the curve is the size from
+// which the measured time stays at or above 2 x floor (log-log interpolation between the rows
+// around that last crossing, so that a noisy small size does not count).
 // Everything here comes from the log's own rows (out-of-place times); nothing is fitted.
 //   floor:  median time of the rows up to the largest size within 10% of the smallest time
 //   BW:     median bus bandwidth of the rows within 10% of the peak bus bandwidth

@@ -27,7 +27,7 @@ std::string curve_lines(const CurveReading& c) {
                      c.bus_bw_Bps / 1e9, c.alg_bw_Bps / 1e9, c.bus_factor, c.bw_rows, size_text(c.bw_min_B), size_text(c.bw_max_B),
                      c.plateau_at_end ? "" : "; note: the curve falls after its peak, the largest sizes are slower");
   const std::string knee = c.knee_B ? fmt::format("{} ({:.0f} B)", size_text(*c.knee_B), *c.knee_B) : "not reached by the log's sizes";
-  out += fmt::format("#   knee (measured time = 2 x floor: latency and bandwidth terms equal) {}; S* = N·alpha·BW (Eq. 1.4.4) = {} x {:.2f} us x {:.2f} GB/s = {} ({:.0f} B)",
+  out += fmt::format("#   knee (measured time reaches 2 x floor for good: latency and bandwidth terms equal) {}; S* = N·alpha·BW (Eq. 1.4.4) = {} x {:.2f} us x {:.2f} GB/s = {} ({:.0f} B)",
                      knee, c.nranks, c.alpha_s * 1e6, c.bus_bw_Bps / 1e9, size_text(c.s_star_B), c.s_star_B);
   out += c.knee_B ? fmt::format("; knee / S* = {:.2f}\n", *c.knee_B / c.s_star_B) : "\n";
   out += fmt::format("#   time within 10% of the floor up to {}, within 10% of pure bandwidth (S·{:.3g}/BW) from {}{}\n", size_text(c.latency_like_B),
@@ -122,7 +122,7 @@ json curve_json(const CurveReading& c) {
           {"bus_factor", c.bus_factor},
           {"bw_sizes_B", {c.bw_min_B, c.bw_max_B}},
           {"knee_B", or_null(c.knee_B)},
-          {"knee_definition", "measured time = 2 x floor (log-log interpolation)"},
+          {"knee_definition", "from this size on the measured time stays >= 2 x floor (log-log interpolation)"},
           {"s_star_B", c.s_star_B},
           {"half_bw_B", or_null(c.half_bw_B)},
           {"latency_like_max_B", c.latency_like_B},
