@@ -91,6 +91,10 @@ LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in) {
   }
   const ModelCard& model = *setup.model;
   l.regimes = model_regimes(l.curve, model);
+  if (l.curve.knee_B && (*l.curve.knee_B > 3 * l.curve.s_star_B || *l.curve.knee_B < l.curve.s_star_B / 3))
+    l.notes.push_back(fmt::format("the knee is {:.2f} x S*: this curve is not one alpha-BW line (NCCL changes protocol or algorithm with size: "
+                                  "LL to Simple, tree or NVLS on many ranks), so the measured knee, not S*, is where it leaves the latency regime",
+                                  *l.curve.knee_B / l.curve.s_star_B));
   const GpuChoice gpu = choose_gpu(setup, in);
   if (in.log->op != CollectiveOp::all_reduce) l.estimate_missing = fmt::format("the log measures {}; Eq. 1.4.7 needs all-reduce times", collective_op_name(in.log->op));
   else if (gpu.spec) l.estimate = estimate_tp2_decode(l.curve, model, gpu);
@@ -115,12 +119,13 @@ LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in) {
   return l;
 }
 
-CurveReport curve_report(const CurveSetup& setup, std::vector<LogReading> logs) {
+CurveReport curve_report(const CurveSetup& setup, std::vector<LogReading> logs, std::vector<std::string> unread) {
   CurveReport r;
   r.model = setup.model ? setup.model->name : "";
   r.model_path = setup.model_path;
   r.model_source = setup.model_source;
   r.logs = std::move(logs);
+  r.unread = std::move(unread);
   std::vector<CurveReading> curves;
   for (const auto& l : r.logs) curves.push_back(l.curve);
   r.gaps = mode_gaps(curves);
@@ -135,6 +140,7 @@ CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<Fitted
                                const std::string& platform_path, const std::vector<int>& gpus) {
   const Calibration cal = parse_calibration(calibration_yaml, "the fitted calibration");
   std::vector<LogReading> readings;
+  std::vector<std::string> unread;
   std::vector<std::pair<std::string, std::vector<int>>> machines;
   for (const auto& f : logs) {
     CurveLogInput in{&f.log, f.text, f.path_class, "fitted", {}, nullptr, &cal, {}, platform_path, ""};
@@ -152,13 +158,17 @@ CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<Fitted
       cm = std::make_unique<CollectiveModel>(*topo, CollectiveSpec{}, &cal);
       in.collectives = cm.get();
     }
-    readings.push_back(read_log_curve(setup, in));
-    machines.emplace_back(in.platform, in.pair);
+    try {
+      readings.push_back(read_log_curve(setup, in));
+      machines.emplace_back(in.platform, in.pair);
+    } catch (const InputError& e) {
+      unread.push_back(e.what());  // the fit stands; this log just has no knee to read
+    }
   }
-  CurveReport r = curve_report(setup, std::move(readings));
+  CurveReport r = curve_report(setup, std::move(readings), std::move(unread));
   for (auto& g : r.gaps)
-    for (std::size_t i = 0; i < logs.size(); ++i)
-      if (logs[i].log.file == g.staged_file) g.explanation += platform_paths(machines[i].first, machines[i].second);
+    for (std::size_t i = 0; i < r.logs.size(); ++i)
+      if (r.logs[i].curve.file == g.staged_file) g.explanation += platform_paths(machines[i].first, machines[i].second);
   return r;
 }
 
@@ -174,8 +184,7 @@ CurveReport read_compared_curve(const CurveSetup& setup, const fit::NcclLog& log
   for (const auto& p : simulated) in.model_curve.emplace_back(p.size_B, p.predicted_s);
   if (gpus.size() < 2) in.simulation_missing = "--gpus lists one GPU: a TP=2 step needs two";
   else in.collectives = &decode_cm, in.pair = {gpus[0], gpus[1]};
-  CurveReport r = curve_report(setup, {read_log_curve(setup, in)});
-  return r;
+  return curve_report(setup, {read_log_curve(setup, in)}, {});
 }
 
 }  // namespace tpsim

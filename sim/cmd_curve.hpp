@@ -52,7 +52,7 @@ struct CurveLogInput {
 LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in);
 
 // Every log read, the P2P on/off gaps found, with the platform's paths added to their explanation.
-CurveReport curve_report(const CurveSetup& setup, std::vector<LogReading> logs);
+CurveReport curve_report(const CurveSetup& setup, std::vector<LogReading> logs, std::vector<std::string> unread);
 // Writes the --plot SVG (and nothing when `plot_path` is empty).
 void write_curve_plot(const CurveReport& r, const std::string& plot_path);
 

@@ -171,7 +171,7 @@ json report_json(const CurveReport& r) {
   for (const auto& g : r.gaps)
     gaps.push_back({{"p2p_log", g.p2p_file}, {"staged_log", g.staged_file}, {"bus_bw_ratio", g.bw_ratio}, {"size_B", g.size_B},
                     {"time_ratio", g.time_ratio}, {"explanation", g.explanation}});
-  return {{"model", r.model.empty() ? json(nullptr) : json(r.model)}, {"model_card", r.model_path}, {"logs", logs}, {"mode_gaps", gaps}};
+  return {{"model", r.model.empty() ? json(nullptr) : json(r.model)}, {"model_card", r.model_path}, {"logs", logs}, {"mode_gaps", gaps}, {"unread", r.unread}};
 }
 
 }  // namespace
@@ -188,6 +188,7 @@ std::string render_curve_text(const CurveReport& r) {
     out += simulation_lines(l);
     for (const auto& n : l.notes) out += "#   note: " + n + "\n";
   }
+  for (const auto& u : r.unread) out += "# not read: " + u + "\n";
   for (const auto& g : r.gaps)
     out += fmt::format("# P2P on vs off: {} vs {}: bus bandwidth {:.2f}x at large sizes, {:.2f}x the time at {}; {}\n", g.p2p_file, g.staged_file,
                        g.bw_ratio, g.time_ratio, size_text(g.size_B), g.explanation);

@@ -31,6 +31,7 @@ struct CurveReport {
   std::string model_source;  // "--model" or "default"
   std::vector<LogReading> logs;
   std::vector<ModeGap> gaps;
+  std::vector<std::string> unread;  // logs with no curve to read, and why (read_curve's message)
 };
 
 // Comment lines ('# ' prefixed) for the terminal, after the command's own output.
