@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <pugixml.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "config/gpu_catalog.hpp"
 #include "config/model_card.hpp"
@@ -205,13 +207,24 @@ TEST_CASE("curve reading: the SVG is XML with measured, fitted and alpha-BW seri
   }
   for (const auto& node : doc.select_nodes("//line[@class='mark']")) marks += !node.node().empty();
   // 28 measured sizes, once as busbw and once as time; one line each for the fitted curve and Eq. 1.4.3.
-  const std::string n = "2x-rtx2080ti-pcie-pix-no-p2p";
-  CHECK(circles[n + " measured busbw"] == 28);
-  CHECK(circles[n + " measured"] == 28);
-  CHECK(paths[n + " fitted busbw"] == 1);
-  CHECK(paths[n + " fitted"] == 1);
-  CHECK(paths[n + " Eq. 1.4.3 alpha-BW"] == 2);
+  CHECK(circles["measured busbw"] == 28);
+  CHECK(circles["measured"] == 28);
+  CHECK(paths["fitted busbw"] == 1);
+  CHECK(paths["fitted"] == 1);
+  CHECK(paths["Eq. 1.4.3 alpha-BW"] == 2);
   CHECK(marks == 4);  // knee and S* on both charts
+  // Both modes of one box in one plot: each log's series and marks, named log1 and log2.
+  CurveReport both;
+  for (auto [file, latency, bw] : {std::tuple{"p2p.log", 8e-6, 20e9}, std::tuple{"nop2p.log", 12e-6, 4e9}}) {
+    LogReading mode;
+    mode.curve = read_curve(synthetic_log(file, latency, bw), "");
+    both.logs.push_back(mode);
+  }
+  pugi::xml_document two;
+  REQUIRE(two.load_string(render_curve_svg(both).c_str()));
+  for (const char* series : {"log1 measured", "log2 measured", "log1 measured busbw", "log2 measured busbw"})
+    CHECK(two.select_nodes(fmt::format("//circle[@data-series='{}']", series).c_str()).size() == 21);  // 1 KiB .. 1 GiB by 2x
+  CHECK(two.select_nodes("//line[@class='mark']").size() == 8);
   // Bus bandwidth is labelled as such, with algbw's relation to it.
   CHECK(svg.find("bus bandwidth (GB/s, log scale; algbw = busbw / f, f = 2(N-1)/N)") != std::string::npos);
 }
