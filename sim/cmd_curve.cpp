@@ -146,8 +146,12 @@ CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<Fitted
     CurveLogInput in{&f.log, f.text, f.path_class, "fitted", {}, nullptr, &cal, {}, platform_path, ""};
     for (const auto& p : f.fit.points) in.model_curve.emplace_back(p.size_B, p.predicted_s);
     std::vector<int> group = gpus;
+    std::string platform_note;
     if (in.platform.empty())
-      if (auto m = find_recorded_machine(f.log.file)) in.platform = m->platform, group = m->gpus;
+      if (auto m = find_recorded_machine(f.log.file)) {
+        in.platform = m->platform, group = m->gpus;
+        platform_note = fmt::format("the simulated step runs on {}, the platform {} names for this log (--platform overrides)", m->platform, m->manifest);
+      }
     std::unique_ptr<Topology> topo;
     std::unique_ptr<CollectiveModel> cm;
     if (in.platform.empty()) in.simulation_missing = "no platform: give --platform P.xml --gpus A,B (or list the log in a manifest.yaml beside it)";
@@ -160,6 +164,7 @@ CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<Fitted
     }
     try {
       readings.push_back(read_log_curve(setup, in));
+      if (!platform_note.empty() && readings.back().simulation) readings.back().notes.push_back(platform_note);
       machines.emplace_back(in.platform, in.pair);
     } catch (const InputError& e) {
       unread.push_back(e.what());  // the fit stands; this log just has no knee to read
