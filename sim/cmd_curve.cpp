@@ -80,15 +80,10 @@ CurveSetup prepare_curve_reading(const CurveOptions& o) {
   return s;
 }
 
-LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in) {
-  LogReading l;
-  l.curve = read_curve(*in.log, in.path_class);
-  l.model_curve_name = in.model_curve_name;
-  l.model_curve = in.model_curve;
-  if (!setup.model) {
-    l.estimate_missing = l.simulation_missing = setup.model_missing;
-    return l;
-  }
+namespace {
+
+// The model's part of a reading: regimes, Eq. 1.4.7 and the simulated step.
+void read_model_part(LogReading& l, const CurveSetup& setup, const CurveLogInput& in) {
   const ModelCard& model = *setup.model;
   l.regimes = model_regimes(l.curve, model);
   if (l.curve.knee_B && (*l.curve.knee_B > 3 * l.curve.s_star_B || *l.curve.knee_B < l.curve.s_star_B / 3))
@@ -109,13 +104,32 @@ LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in) {
                                   model.name, model.weight_bytes() / 1e9, gpu.spec->name, gpu.spec->memory_B / 1e9));
   if (!in.collectives) {
     l.simulation_missing = in.simulation_missing;
-    return l;
+    return;
   }
   const GpuSpec& spec = *in.collectives->topology().platform().gpu(in.pair[0])->spec;
   if (gpu.spec && gpu.spec != &spec) l.notes.push_back(fmt::format("the simulated step runs on the platform's {}, not {}", spec.name, gpu.spec->name));
   const GpuModel gm = gpu_model(spec, Scenario{}, in.calibration, model.compute_bytes());
   l.simulation = simulate_decode(model, gm, *in.collectives, in.pair, 1, CURVE_CONTEXT_TOKENS);
   l.simulation->platform = in.platform;
+}
+
+}  // namespace
+
+LogReading read_log_curve(const CurveSetup& setup, const CurveLogInput& in) {
+  LogReading l;
+  l.curve = read_curve(*in.log, in.path_class);
+  l.model_curve_name = in.model_curve_name;
+  l.model_curve = in.model_curve;
+  if (!setup.model) {
+    l.estimate_missing = l.simulation_missing = setup.model_missing;
+    return l;
+  }
+  try {
+    read_model_part(l, setup, in);
+  } catch (const ValueError& e) {  // e.g. a model TP=2 cannot shard: the curve is still read
+    l.estimate_missing = l.simulation_missing = fmt::format("{}: {}", setup.model_path, e.what());
+    l.estimate.reset(), l.simulation.reset();
+  }
   return l;
 }
 
@@ -189,7 +203,11 @@ CurveReport read_compared_curve(const CurveSetup& setup, const fit::NcclLog& log
   for (const auto& p : simulated) in.model_curve.emplace_back(p.size_B, p.predicted_s);
   if (gpus.size() < 2) in.simulation_missing = "--gpus lists one GPU: a TP=2 step needs two";
   else in.collectives = &decode_cm, in.pair = {gpus[0], gpus[1]};
-  return curve_report(setup, {read_log_curve(setup, in)}, {});
+  try {
+    return curve_report(setup, {read_log_curve(setup, in)}, {});
+  } catch (const InputError& e) {  // the comparison stands; this log just has no knee to read
+    return curve_report(setup, {}, {e.what()});
+  }
 }
 
 }  // namespace tpsim
