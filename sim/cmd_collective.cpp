@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cmd_common.hpp"
+#include "cmd_curve.hpp"
 #include "config/calibration.hpp"
 #include "fit/collective_fit.hpp"
 #include "fit/nccl_log.hpp"
@@ -86,6 +87,8 @@ int collective_command(int argc, char** argv) {
   app.add_option("--gpus-per-thread", gpus_per_thread,
                  "launch mode: N = one thread drives N GPUs (nccl-tests -g N), 1 = a process per GPU (default: the compared "
                  "log's, else the calibration's, else 1)");
+  CurveOptions curve;
+  add_curve_options(app, curve);
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   auto size_of = [](std::string t) {
@@ -110,8 +113,9 @@ int collective_command(int argc, char** argv) {
   std::optional<CollectiveOp> op_given;
   if (!op_text.empty()) op_given = simulated_op(op_text, "--op");
   std::optional<fit::NcclLog> measured;
+  std::string measured_text;
   if (!compare_path.empty())
-    measured = fit::parse_nccl_log(read_input_file(compare_path, "nccl-tests log"), compare_path, {.op = op_given});
+    measured = fit::parse_nccl_log(measured_text = read_input_file(compare_path, "nccl-tests log"), compare_path, {.op = op_given});
   const CollectiveOp op = op_given     ? *op_given
                           : measured   ? simulated_op(collective_op_name(measured->op), "--compare")
                           : cal        ? simulated_op(calibrated_op(*cal), "--op")
@@ -121,6 +125,10 @@ int collective_command(int argc, char** argv) {
     throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
   if (!json_path.empty()) check_output_path(json_path);
+  if (!measured && !(curve.model_path.empty() && curve.plot_path.empty() && curve.gpu_name.empty()))
+    throw ValueError("--model, --plot and --gpu read a measured curve: give --compare LOG");
+  std::optional<CurveSetup> curve_setup;
+  if (measured) curve_setup = prepare_curve_reading(curve);
   if (gpus_per_thread < 0 || gpus_per_thread > int(gpus.size()))
     throw ValueError(fmt::format("--gpus-per-thread must be 1 to {} (the GPUs listed)", gpus.size()));
   std::string launch_from = "given";
@@ -178,8 +186,15 @@ int collective_command(int argc, char** argv) {
   sweep.gpus_per_thread = gpus_per_thread;
   sweep.calibration_use = model.calibration_notes();
   for (const auto& line : sweep.calibration_use) out += "# calibration " + line + "\n";
-  if (measured) out += comparison(points, compare_path);
-  if (!json_path.empty()) write_file_atomically(json_path, render_collective_json(sweep, TPSIM_VERSION));
+  std::string json_text = json_path.empty() ? "" : render_collective_json(sweep, TPSIM_VERSION);
+  if (measured) {
+    out += comparison(points, compare_path);
+    const CurveReport reading = read_compared_curve(*curve_setup, *measured, measured_text, points, topo, spec, cal.get(), gpus, platform_path);
+    out += render_curve_text(reading);
+    if (!json_text.empty()) json_text = merge_curve_json(json_text, reading);
+    write_curve_plot(reading, curve.plot_path);
+  }
+  if (!json_path.empty()) write_file_atomically(json_path, json_text);
   std::cout << out;
   return 0;
 }

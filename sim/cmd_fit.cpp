@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cmd_common.hpp"
+#include "cmd_curve.hpp"
 #include "fit/calibration_yaml.hpp"
 #include "fit/launch_table.hpp"
 #include "model/collective_model.hpp"
@@ -59,6 +60,10 @@ int fit_command(int argc, char** argv) {
   app.add_option("--path-class", path_class, "path class the logs measured (NVL, PIX, PXB, PHB, SYS, SHM, NET) when they do not say");
   app.add_option("--platform", platform_path, "platform of the measured machine: the path class comes from its routes");
   app.add_option("--gpus", gpus_text, "the GPUs the logs ran on (with --platform), e.g. 0-7");
+  std::string json_path;
+  CurveOptions curve;
+  add_curve_options(app, curve);
+  app.add_option("--json", json_path, "write the curve reading as JSON (alpha_us, bus_bw_GBps, knee_B, s_star_B, alpha_star_us, tp2_decode_verdict per log)");
   app.add_option("--op", op_text, "the collective the logs measured, for logs that do not name their *_perf binary (all_reduce, ...)");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (inputs.empty() && gemm_path.empty() && hbm_path.empty() && launch_path.empty())
@@ -69,6 +74,8 @@ int fit_command(int argc, char** argv) {
     throw ValueError(fmt::format("--op: '{}' is not an nccl-tests collective (all_reduce, all_gather, reduce_scatter, alltoall, "
                                  "broadcast, reduce, sendrecv, gather, scatter)", op_text));
   check_output_path(output);
+  if (!json_path.empty()) check_output_path(json_path);
+  const CurveSetup curve_setup = prepare_curve_reading(curve);
   // The measured box, when given: its path class, nodes, GPU and the rings' wire rate per op make
   // the fit carry to other boxes (wire fractions, NVLS lines).
   std::optional<Topology> topo;
@@ -110,6 +117,7 @@ int fit_command(int argc, char** argv) {
     }
   }
   fit::CalibrationInputs cal;
+  std::vector<FittedLog> fitted;
   std::cout << "# tpsim fit: residuals are relative errors of the fitted time against the measured out-of-place time\n";
   for (const auto& path : logs) {
     const std::string text = read_input_file(path);
@@ -133,6 +141,7 @@ int fit_command(int argc, char** argv) {
                              f.large.worst * 100, f.large.worst_size_B);
     if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread));
     cal.files.push_back(path);
+    fitted.push_back({log, text, cls, f});
     cal.collectives.push_back(std::move(f));
   }
   if (!gemm_path.empty()) {
@@ -157,8 +166,13 @@ int fit_command(int argc, char** argv) {
     if (launch.graph_launch_s) yaml += fmt::format("graph_launch: {:.3f}us    # smallest measured CUDA graph, {}\n", *launch.graph_launch_s * 1e6, launch_path);
     std::cout << fmt::format("{}: launch overheads read\n", launch_path);
   }
+  // The curves read before anything is written: a reading that fails leaves no file behind.
+  const CurveReport reading = read_fitted_curves(curve_setup, fitted, yaml, platform_path, gpus);
+  std::cout << render_curve_text(reading);
   write_file_atomically(output, yaml);
   std::cout << "wrote " << output << "\n";
+  if (!json_path.empty()) write_file_atomically(json_path, render_curve_json(reading));
+  write_curve_plot(reading, curve.plot_path);
   return 0;
 }
 

@@ -140,10 +140,8 @@ GemmPoint read_gemm(const YamlMap& m) {
   return g;
 }
 
-}  // namespace
-
-Calibration load_calibration(const std::string& path) {
-  YamlMap m(path, load_yaml_file(path), "a calibration file");
+Calibration read_calibration(const YAML::Node& root, const std::string& path) {
+  YamlMap m(path, root, "a calibration file");
   m.check_keys({"collectives", "gemm", "hbm_copy_bandwidth", "kernel_launch", "graph_launch", "source", "residuals"});
   Calibration c;
   c.file = path;
@@ -158,6 +156,18 @@ Calibration load_calibration(const std::string& path) {
   if (m.has("kernel_launch")) c.kernel_launch_s = m.quantity("kernel_launch", Quantity::time);
   if (m.has("graph_launch")) c.graph_launch_s = m.quantity("graph_launch", Quantity::time);
   return c;
+}
+
+}  // namespace
+
+Calibration load_calibration(const std::string& path) { return read_calibration(load_yaml_file(path), path); }
+
+Calibration parse_calibration(const std::string& yaml, const std::string& name) {
+  try {
+    return read_calibration(YAML::Load(yaml), name);
+  } catch (const YAML::Exception& e) {
+    throw InputError({name, e.mark.line + 1, e.mark.column + 1}, e.msg);
+  }
 }
 
 }  // namespace tpsim

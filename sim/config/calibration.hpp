@@ -75,5 +75,7 @@ struct Calibration {
 };
 
 Calibration load_calibration(const std::string& path);
+// The same from YAML text (what `tpsim fit` is about to write); `name` locates errors.
+Calibration parse_calibration(const std::string& yaml, const std::string& name);
 
 }  // namespace tpsim

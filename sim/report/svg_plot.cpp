@@ -32,55 +32,102 @@ std::vector<double> linear_ticks(double lo, double hi) {
   return t;
 }
 
+// Maps data to pixels on one axis: linear, or logarithmic over whole decades.
+struct Axis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  double fraction(double v) const { return log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo); }
+  std::vector<double> ticks() const {
+    if (!log) return linear_ticks(lo, hi);
+    std::vector<double> t;
+    for (double v = lo; v <= hi * 1.0001; v *= 10) t.push_back(v);
+    return t;
+  }
+};
+
+bool drawable(const std::pair<double, double>& p, bool log_x) {
+  return p.second > 0 && std::isfinite(p.second) && std::isfinite(p.first) && (!log_x || p.first > 0);
+}
+
+// The axes' ranges from the series (and marks): decades on a log axis, from 0 (y) on a linear one.
+std::pair<Axis, Axis> axes_of(const ChartSpec& c) {
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+  for (const auto& s : c.series)
+    for (const auto& p : s.points)
+      if (drawable(p, c.log_x)) x0 = std::min(x0, p.first), x1 = std::max(x1, p.first), y0 = std::min(y0, p.second), y1 = std::max(y1, p.second);
+  if (!std::isfinite(x0)) x0 = c.log_x ? 1 : 0, x1 = c.log_x ? 10 : 1, y0 = 1, y1 = 10;
+  for (const auto& m : c.marks)
+    if (std::isfinite(m.x) && (!c.log_x || m.x > 0)) x0 = std::min(x0, m.x), x1 = std::max(x1, m.x);
+  Axis x{x0, x1, c.log_x}, y{y0, y1, c.log_y};
+  for (Axis* a : {&x, &y}) {
+    if (a->log) a->lo = std::pow(10, std::floor(std::log10(a->lo))), a->hi = std::pow(10, std::ceil(std::log10(a->hi)));
+    if (a->hi <= a->lo) a->hi = a->log ? a->lo * 10 : a->lo + 1;
+  }
+  if (!y.log) y.lo = 0, y.hi = y1 * 1.1 > 0 ? y1 * 1.1 : 1;
+  return {x, y};
+}
+
+std::string tick_text(double v, bool log) { return log && v >= 1e4 ? fmt::format("1e{:.0f}", std::log10(v)) : fmt::format("{:g}", v); }
+
+// One chart with its top at `top` px.
+std::string chart_group(const ChartSpec& c, double top) {
+  const auto [xa, ya] = axes_of(c);
+  auto px = [&](double x) { return L + xa.fraction(x) * (W - L - R); };
+  auto py = [&](double y) { return top + H - B - ya.fraction(y) * (H - T - B); };
+  const double y_bottom = top + H - B, y_top = top + T;
+  std::string svg = fmt::format("<g>\n<text x=\"{}\" y=\"{}\" font-size=\"15\">{}</text>\n", L, top + 24, escape(c.title));
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/><line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\" stroke=\"black\"/>\n",
+                     L, y_bottom, W - R, y_top);
+  for (double v : xa.ticks())
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+                       px(v), y_bottom, y_top, y_bottom + 16, tick_text(v, xa.log));
+  for (double v : ya.ticks())
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+                       L, py(v), W - R, L - 6, py(v) + 4, tick_text(v, ya.log));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (L + W - R) / 2, top + H - 18, escape(c.x_label));
+  svg += fmt::format("<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n", top + (T + H - B) / 2, escape(c.y_label));
+  for (std::size_t i = 0; i < c.marks.size(); ++i) {
+    const ChartMark& m = c.marks[i];
+    if (!std::isfinite(m.x) || (xa.log && m.x <= 0)) continue;
+    const char* colour = COLOURS[(m.colour < 0 ? int(i) : m.colour) % 8];
+    svg += fmt::format("<line class=\"mark\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\" stroke-dasharray=\"2,3\"/>"
+                       "<text x=\"{4:.1f}\" y=\"{5:.1f}\" fill=\"{3}\" font-size=\"10\">{6}</text>\n",
+                       px(m.x), y_bottom, y_top, colour, px(m.x) + 3, y_top + 12 + 12.0 * double(i), escape(m.label));
+  }
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
+    const char* colour = COLOURS[(s.colour < 0 ? int(i) : s.colour) % 8];
+    const char* dash = s.dashed ? " stroke-dasharray=\"6,4\"" : "";
+    std::string path;
+    for (const auto& p : s.points)
+      if (drawable(p, xa.log)) path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", px(p.first), py(p.second));
+    if (s.line && !path.empty())
+      svg += fmt::format("<path class=\"series\" data-series=\"{}\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", escape(s.name), path, colour, dash);
+    if (s.dots)
+      for (const auto& p : s.points)
+        if (drawable(p, xa.log))
+          svg += fmt::format("<circle data-series=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", escape(s.name), px(p.first), py(p.second), colour);
+    const double ly = y_top + 10 + 20.0 * double(i);
+    svg += s.line ? fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>", W - R + 12, ly, W - R + 36, colour, dash)
+                  : fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", W - R + 24, ly, colour);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text>\n", W - R + 42, ly + 4, escape(s.name));
+  }
+  return svg + "</g>\n";
+}
+
 }  // namespace
+
+std::string svg_document(const std::vector<ChartSpec>& charts) {
+  std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                                "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                                W, H * double(charts.size()));
+  for (std::size_t i = 0; i < charts.size(); ++i) svg += chart_group(charts[i], H * double(i));
+  return svg + "</svg>\n";
+}
 
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label,
                            const std::vector<Series>& series, bool log_y) {
-  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
-  for (const auto& s : series)
-    for (auto [x, y] : s.points)
-      if (y > 0 && std::isfinite(y)) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
-  if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 1, y1 = 10;
-  if (x1 == x0) x1 = x0 + 1;
-  if (log_y) y0 = std::pow(10, std::floor(std::log10(y0))), y1 = std::pow(10, std::ceil(std::log10(y1)));
-  else y0 = 0, y1 = y1 * 1.1;
-  if (y1 <= y0) y1 = y0 * 10 + 1;
-  auto px = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
-  auto py = [&](double y) {
-    const double f = log_y ? (std::log10(y) - std::log10(y0)) / (std::log10(y1) - std::log10(y0)) : (y - y0) / (y1 - y0);
-    return H - B - f * (H - T - B);
-  };
-  std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                                "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n",
-                                W, H, L, escape(title));
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/><line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\" stroke=\"black\"/>\n",
-                     L, H - B, W - R, T);
-  for (double v : linear_ticks(x0, x1))
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
-                       px(v), H - B, T, H - B + 16, v);
-  std::vector<double> yt;
-  if (log_y)
-    for (double v = y0; v <= y1 * 1.0001; v *= 10) yt.push_back(v);
-  else
-    yt = linear_ticks(y0, y1);
-  for (double v : yt)
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:g}</text>\n",
-                       L, py(v), W - R, L - 6, py(v) + 4, v);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (L + W - R) / 2, H - 18, escape(x_label));
-  svg += fmt::format("<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n", (T + H - B) / 2, escape(y_label));
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const char* colour = COLOURS[i % 8];
-    std::string path;
-    for (auto [x, y] : series[i].points)
-      if (y > 0 && std::isfinite(y)) path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", px(x), py(y));
-    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path, colour);
-    for (auto [x, y] : series[i].points)
-      if (y > 0 && std::isfinite(y)) svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", px(x), py(y), colour);
-    const double ly = T + 10 + 20.0 * double(i);
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-                       W - R + 12, ly, W - R + 36, colour, W - R + 42, ly + 4, escape(series[i].name));
-  }
-  return svg + "</svg>\n";
+  return svg_document({ChartSpec{title, x_label, y_label, series, false, log_y, {}}});
 }
 
 std::vector<std::pair<std::string, std::string>> sweep_charts(const ScenarioResult& r) {
