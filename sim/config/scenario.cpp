@@ -324,7 +324,11 @@ void read_expert_parallel(const YamlMap& m, ConfigSpec& c) {
     if (!(f >= 1) || f > 1000) m.fail(m.node("moe_imbalance"), "'moe_imbalance' (busiest EP rank's tokens over the mean) must be between 1 and 1000");
     c.moe_imbalance = f;
   }
-  if (!m.has("ep")) return;
+  if (!m.has("ep")) {
+    if (c.moe_imbalance)
+      m.fail(m.node("moe_imbalance"), "'moe_imbalance' applies to expert parallelism: set ep > 1, or leave it out (TP-sharded experts are on every GPU)");
+    return;
+  }
   c.ep_where = location_of(m.file(), m.node("ep"));
   const long ep = m.integer("ep");
   if (ep < 1) m.fail(m.node("ep"), "'ep' must be at least 1");
@@ -332,6 +336,8 @@ void read_expert_parallel(const YamlMap& m, ConfigSpec& c) {
   if (c.ep > 1 && c.ep % c.tp != 0)
     m.fail(m.node("ep"), "ep " + std::to_string(c.ep) + " is not a multiple of tp " + std::to_string(c.tp) + " (EP spans attention groups of tp GPUs)");
   if (c.ep > 1 && c.pp > 1) m.fail(m.node("ep"), "ep with pp > 1 is not modelled: tpsim spreads experts within one pipeline stage");
+  if (c.ep == 1 && c.moe_imbalance)
+    m.fail(m.node("moe_imbalance"), "'moe_imbalance' applies to expert parallelism: set ep > 1, or leave it out (TP-sharded experts are on every GPU)");
 }
 
 ConfigSpec read_config(const YamlMap& m) {
