@@ -50,16 +50,17 @@ Inputs load_inputs(const Scenario& s) {
         if (!in.platform.gpu(g))
           throw InputError(c.where, fmt::format("GPU {} is not in platform {} (it has GPUs {}..{})", g, s.platform_path,
                                                 in.platform.gpus.front().index, in.platform.gpus.back().index));
-    // Every pair a replica's ring uses must be connected.
+    // Every pair a replica's ring uses must be connected (every pair, for an EP replica's all-to-all).
     Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
     for (const auto& replica : c.layout)
-      for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i) {
-        try {
-          topo.path(replica[i], replica[(i + 1) % replica.size()]);
-        } catch (const ValueError& e) {
-          throw InputError(c.where, e.what());
+      for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i)
+        for (std::size_t j = i + 1; j <= (c.ep > 1 ? replica.size() - 1 : i + 1); ++j) {
+          try {
+            topo.path(replica[i], replica[j % replica.size()]);
+          } catch (const ValueError& e) {
+            throw InputError(c.where, e.what());
+          }
         }
-      }
   }
   return in;
 }
