@@ -231,8 +231,6 @@ std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePla
   return {plan.algorithm};
 }
 
-// How much longer than bus_bytes / raw the rings take because their own flows share links (a ring
-// crossing one UPI link twice: 2). The tuner ranks protocols by the time the flows will really take.
 namespace {
 
 // Bytes one edge of a route carries: a ring edge its ring's share of the bus bytes, an all-to-all
@@ -244,6 +242,8 @@ double edge_bytes(const CollectivePlan& plan, std::size_t routes) {
 
 }  // namespace
 
+// How much longer than bus_bytes / raw the rings take because their own flows share links (a ring
+// crossing one UPI link twice: 2). The tuner ranks protocols by the time the flows will really take.
 double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
   const double per_ring = edge_bytes(plan, rings.size());
   std::vector<SolverFlow> flows;
