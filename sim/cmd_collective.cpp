@@ -73,7 +73,7 @@ int collective_command(int argc, char** argv) {
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
   app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
-  app.add_option("--op", op_text, "all_reduce | all_gather | reduce_scatter (default: the op the calibration was fitted on, else all_reduce)");
+  app.add_option("--op", op_text, "all_reduce | all_gather | reduce_scatter | all_to_all (default: the op the calibration was fitted on, else all_reduce)");
   app.add_option("--min", min_text, "smallest size (e.g. 8, 1KiB)");
   app.add_option("--max", max_text, "largest size (e.g. 512M, 1GiB)");
   app.add_option("--factor", factor, "size multiplier between rows");
@@ -104,8 +104,9 @@ int collective_command(int argc, char** argv) {
   // The ops tpsim simulates, by name ("all_reduce", or nccl-tests' "all_reduce_perf").
   auto simulated_op = [](const std::string& name, const char* flag) {
     const std::optional<CollectiveOp> op = fit::op_from_name(name);
-    if (!op || (*op != CollectiveOp::all_reduce && *op != CollectiveOp::all_gather && *op != CollectiveOp::reduce_scatter))
-      throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather and reduce_scatter, not {}", flag, name));
+    if (!op || (*op != CollectiveOp::all_reduce && *op != CollectiveOp::all_gather && *op != CollectiveOp::reduce_scatter &&
+                *op != CollectiveOp::all_to_all))
+      throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather, reduce_scatter and all_to_all, not {}", flag, name));
     return *op;
   };
   // --op first: a log that names no binary (a tiny-size run whose busbw/algbw reads 0.00) is read
@@ -171,7 +172,7 @@ int collective_command(int argc, char** argv) {
     const double t_us = c.time_s() * 1e6, alg = c.algbw_Bps() / 1e9, bus = c.busbw_Bps() / 1e9;
     const std::string row = fmt::format("{:7.2f} {:7.2f} {:7.2f}", t_us, alg, bus);
     out += fmt::format("{:>12.0f}  {:>12.0f}     float  {:>6}      -1 {}    N/A {}    N/A\n", s, std::floor(s / 4 / (per_rank_count ? n : 1)),
-                       op == CollectiveOp::all_gather ? "none" : "sum", row, row);
+                       op == CollectiveOp::all_gather || op == CollectiveOp::all_to_all ? "none" : "sum", row, row);
     if (explain) why += fmt::format("#  {:>12.0f} B: {}\n", s, describe_collective(c));
     if (measured && measured->rows[i].out_of_place.time_us > 0) {
       points.push_back({.size_B = s, .measured_s = measured->rows[i].out_of_place.time_us * 1e-6, .predicted_s = c.time_s()});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "op_builders.hpp"
+
 #include "util/error.hpp"
 
 namespace tpsim {
@@ -10,7 +12,8 @@ std::vector<Op> StepOps::flatten() const {
   std::vector<Op> all = prologue;
   for (std::size_t s = 0; s < stage_layers.size(); ++s) {
     if (s > 0) all.push_back(stage_send);
-    for (int l = 0; l < stage_layers[s]; ++l) all.insert(all.end(), layer.begin(), layer.end());
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      for (int l = 0; l < stage_kinds[s][k]; ++l) all.insert(all.end(), kinds[k].begin(), kinds[k].end());
   }
   all.insert(all.end(), epilogue.begin(), epilogue.end());
   return all;
@@ -34,9 +37,8 @@ Sharding check_tp(const ModelCard& model, int tp) {
   return s;
 }
 
-namespace {
+namespace op_builders {
 
-// `weight_bytes`: the weight shard as stored (quantised or not) and its bias, read once per step.
 Op gemm(const char* name, double m, double n, double k, double weight_bytes) {
   Op op;
   op.kind = OpKind::gemm;
@@ -65,7 +67,30 @@ Op collective(const char* name, CollectiveOp kind, double bytes) {
   return op;
 }
 
-}  // namespace
+// Keys new token j (0-based) of a sequence with c cached tokens sees: min(c + j + 1, W) with a
+// window W, c + j + 1 without; summed over the t new tokens in closed form.
+double causal_pairs(double c, double t, double window) {
+  if (window <= 0 || c + t <= window) return t * c + t * (t + 1) / 2;
+  const double below = std::clamp(window - c, 0.0, t);  // new tokens whose keys still fit in the window
+  return below * c + below * (below + 1) / 2 + (t - below) * window;
+}
+
+StepShape shape_of(const std::vector<SequenceWork>& batch, long window) {
+  StepShape sh;
+  const double w = double(window);
+  for (const auto& seq : batch) {
+    const double t = double(seq.new_tokens), c = double(seq.context);
+    sh.m += t;
+    sh.pairs += causal_pairs(c, t, w);
+    sh.kv_tokens += (window > 0 ? std::min(c, w) : c) + t;  // the cached keys still in the window, and the new ones
+  }
+  sh.sequences = double(batch.size());
+  return sh;
+}
+
+}  // namespace op_builders
+
+using namespace op_builders;
 
 std::vector<int> stage_layers(const ModelCard& model, int pp) {
   if (pp < 1 || pp > model.num_layers)
@@ -75,121 +100,175 @@ std::vector<int> stage_layers(const ModelCard& model, int pp) {
   return layers;
 }
 
-double weight_bytes_per_rank(const ModelCard& model, int tp, int pp) {
-  const double s = model.weight_bytes_per_param;
-  const double layers = stage_layers(model, pp).front() * model.layer_bytes(tp);
-  const double embedding = (model.embedding_params() + model.position_params() + model.final_norm_params()) * s;
-  const double lm_head = model.lm_head_params() * s / tp;
-  return pp == 1 ? layers + embedding + lm_head : layers + std::max(embedding, lm_head);
+void check_ep(const ModelCard& model, const Parallelism& par) {
+  if (par.ep == 1) return;
+  const std::string E = "EP=" + std::to_string(par.ep);
+  if (par.ep < 1) throw ValueError("ep must be at least 1");
+  if (model.num_experts == 0) throw ValueError(E + ": " + model.name + " has no experts to spread");
+  if (model.num_experts % par.ep != 0)
+    throw ValueError(E + " does not divide the " + std::to_string(model.num_experts) + " experts of " + model.name);
+  if (par.ep % par.tp != 0)
+    throw ValueError(E + " is not a multiple of TP=" + std::to_string(par.tp) + " (EP spans the attention groups of tp GPUs)");
+  if (par.pp > 1) throw ValueError(E + " with PP=" + std::to_string(par.pp) + ": tpsim models expert parallelism within one stage only");
 }
 
-double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp) {
-  const Sharding sh = check_tp(model, tp);
-  return stage_layers(model, pp).front() * 2.0 * sh.kv_heads_per_rank * model.head_dim * model.kv_bytes_per_value;
+double weight_bytes_per_rank(const ModelCard& model, int tp, int pp, int ep) {
+  const double s = model.weight_bytes_per_param;
+  const std::vector<int> stages = stage_layers(model, pp);
+  double heaviest = 0;
+  for (std::size_t st = 0, first = 0; st < stages.size(); first += std::size_t(stages[st]), ++st) {
+    double layers = 0;
+    for (int l = int(first); l < int(first) + stages[st]; ++l) layers += model.layer_bytes(tp, l, ep);
+    heaviest = std::max(heaviest, layers);
+  }
+  const double embedding = (model.embedding_params() + model.position_params() + model.final_norm_params()) * s;
+  const double lm_head = model.lm_head_params() * s / tp;
+  return pp == 1 ? heaviest + embedding + lm_head : heaviest + std::max(embedding, lm_head);
 }
+
+double KvFootprint::sequence_B(double tokens) const {
+  return full_B_per_token * tokens + window_B_per_token * std::min(tokens, double(window));
+}
+
+KvFootprint kv_footprint_rank(const ModelCard& model, int tp, int pp) {
+  const Sharding sh = check_tp(model, tp);
+  // MLA's latent is one per token, held whole on every rank; GQA's K and V are split by KV head.
+  const double per_layer = model.mla.on() ? model.kv_bytes_per_token_layer()
+                                          : 2.0 * sh.kv_heads_per_rank * model.head_dim * model.kv_bytes_per_value;
+  KvFootprint f;
+  f.window = model.sliding_window;
+  const int layers = stage_layers(model, pp).front();  // the first stage is the largest
+  for (int l = 0; l < layers; ++l) (model.sliding_layer(l) ? f.window_B_per_token : f.full_B_per_token) += per_layer;
+  return f;
+}
+
+double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp) { return kv_footprint_rank(model, tp, pp).total_B_per_token(); }
 
 namespace {
 
-// The step's shape: tokens, query-key pairs (causal) and KV tokens read.
-struct StepShape {
-  double m = 0, pairs = 0, kv_tokens = 0, sequences = 0;
-};
-StepShape shape_of(const std::vector<SequenceWork>& batch) {
-  StepShape sh;
-  for (const auto& seq : batch) {
-    const double t = double(seq.new_tokens), c = double(seq.context);
-    sh.m += t;
-    sh.pairs += t * c + t * (t + 1) / 2;  // causal: new token j sees c + j + 1 keys
-    sh.kv_tokens += c + t;
-  }
-  sh.sequences = double(batch.size());
-  return sh;
+// One layer's dense MLP on m tokens: gate/up (or up) GEMM, activation, down GEMM.
+void dense_mlp_ops(std::vector<Op>& L, const ModelCard& model, int tp, double m, double width) {
+  const double s = model.weight_bytes_per_param, d = model.hidden_size;
+  const double inter = width / tp, up = model.gated_mlp ? 2 : 1;
+  const double up_bias = model.mlp_bias ? up * inter * s : 0, down_bias = model.mlp_bias ? d / tp * s : 0;
+  L.push_back(gemm(model.gated_mlp ? "gate_up_proj" : "up_proj", m, up * inter, d, model.linear_weight_bytes(up * inter, d) + up_bias));
+  L.push_back(elementwise(model.gated_mlp ? "silu_mul" : "activation", m * inter, 3));
+  L.push_back(gemm("down_proj", m, d, inter, model.linear_weight_bytes(d, inter) + down_bias));
 }
 
-// One layer's MLP on m tokens: gate/up (or up) GEMM, activation, down GEMM; MoE visits experts.
-void mlp_ops(std::vector<Op>& L, const ModelCard& model, int tp, double m) {
-  const double s = model.weight_bytes_per_param, act = 2, d = model.hidden_size;
-  const double inter = double(model.intermediate_size) / tp, up = model.gated_mlp ? 2 : 1;
-  const double up_bias = model.mlp_bias ? up * inter * s : 0, down_bias = model.mlp_bias ? d / tp * s : 0;
-  const char* activation = model.gated_mlp ? "silu_mul" : "activation";
-  if (model.num_experts == 0) {
-    L.push_back(gemm(model.gated_mlp ? "gate_up_proj" : "up_proj", m, up * inter, d, model.linear_weight_bytes(up * inter, d) + up_bias));
-    L.push_back(elementwise(activation, m * inter, 3));
-    L.push_back(gemm("down_proj", m, d, inter, model.linear_weight_bytes(d, inter) + down_bias));
+// The sequences of the busiest of `dp` attention groups when sequence i runs on group i mod dp:
+// the most tokens, then the most KV.
+std::vector<SequenceWork> busiest_group(const std::vector<SequenceWork>& batch, int dp) {
+  std::vector<std::vector<SequenceWork>> groups(std::size_t(std::max(1, dp)));
+  for (std::size_t i = 0; i < batch.size(); ++i) groups[i % groups.size()].push_back(batch[i]);
+  auto load = [](const std::vector<SequenceWork>& g) {
+    const StepShape sh = shape_of(g);
+    return std::pair{sh.m, sh.kv_tokens};
+  };
+  return *std::max_element(groups.begin(), groups.end(), [&](const auto& a, const auto& b) { return load(a) < load(b); });
+}
+
+// What every layer of the step shares.
+struct LayerContext {
+  const ModelCard& model;
+  const Parallelism& par;
+  const Sharding& sh;
+  const std::vector<SequenceWork>& mine;  // this GPU's attention group's sequences
+  double m = 0, m_group = 0;              // its tokens, and the whole EP group's
+};
+
+// The row-parallel output is summed across ranks, normed, and handed to the next column-parallel GEMM.
+void combine(std::vector<Op>& L, const LayerContext& x, const char* all_reduce, const char* reduce_scatter, const char* all_gather,
+             const char* norm) {
+  const double bytes = x.m * x.model.hidden_size * 2, tp = x.par.tp;
+  if (!x.par.sequence_parallel || tp == 1) {
+    L.push_back(collective(all_reduce, CollectiveOp::all_reduce, bytes));
+    if (norm) L.push_back(elementwise(norm, x.m * x.model.hidden_size, 4));
     return;
   }
-  // MoE: every token visits experts_per_token experts; at small m each visited expert's weights are read.
-  const double k = model.experts_per_token, active = std::min<double>(model.num_experts, m * k);
-  L.push_back(gemm("router", m, model.num_experts, d, model.num_experts * d * s));
-  Op upop = gemm("moe_gate_up", m * k, up * inter, d, active * (model.linear_weight_bytes(up * inter, d) + up_bias));
-  upop.bytes = upop.weight_bytes + (m * d + m * k * up * inter) * act;
-  L.push_back(upop);
-  L.push_back(elementwise(activation, m * k * inter, 3));
-  Op down = gemm("moe_down", m * k, d, inter, active * (model.linear_weight_bytes(d, inter) + down_bias));
-  down.bytes = down.weight_bytes + (m * k * inter + m * d) * act;
-  L.push_back(down);
+  L.push_back(collective(reduce_scatter, CollectiveOp::reduce_scatter, bytes));
+  if (norm) L.push_back(elementwise(norm, x.m * x.model.hidden_size / tp, 4));
+  L.push_back(collective(all_gather, CollectiveOp::all_gather, bytes));
+}
+
+std::vector<Op> layer_ops(const LayerContext& x, bool moe, bool sliding) {
+  const ModelCard& model = x.model;
+  const double d = model.hidden_size;
+  std::vector<Op> L;
+  L.push_back(elementwise("input_norm", x.m * d, 4));
+  if (model.parallel_block && model.norms_per_layer == 2) L.push_back(elementwise("mlp_norm", x.m * d, 4));
+  attention_ops(L, model, x.sh, x.mine, sliding ? model.sliding_window : 0);
+  if (model.parallel_block) {
+    // Attention and MLP read the same normed input; their row-parallel outputs are summed once.
+    dense_mlp_ops(L, model, x.par.tp, x.m, model.intermediate_size);
+    combine(L, x, "layer_all_reduce", "layer_reduce_scatter", "layer_all_gather", nullptr);
+    return L;
+  }
+  combine(L, x, "attn_all_reduce", "attn_reduce_scatter", "attn_all_gather", "post_attn_norm");
+  if (!moe) {
+    dense_mlp_ops(L, model, x.par.tp, x.m, model.num_experts > 0 ? model.dense_intermediate_size : model.intermediate_size);
+    combine(L, x, "mlp_all_reduce", "mlp_reduce_scatter", "mlp_all_gather", nullptr);
+    return L;
+  }
+  moe_ops(L, model, x.par, x.m, x.m_group);
+  // Without attention DP the experts' partial sums meet in the MLP all-reduce; with it the combine
+  // all-to-all returned each GPU's share of its group's tokens, gathered back over the group's TP.
+  if (x.par.attention_dp() == 1) combine(L, x, "mlp_all_reduce", "mlp_reduce_scatter", "mlp_all_gather", nullptr);
+  else if (x.par.tp > 1) L.push_back(collective("moe_tp_all_gather", CollectiveOp::all_gather, x.m * d * 2));
+  return L;
 }
 
 }  // namespace
 
 StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp, bool sequence_parallel) {
-  const Sharding sh = check_tp(model, tp);
+  Parallelism par;
+  par.tp = tp, par.pp = pp, par.sequence_parallel = sequence_parallel;
+  return step_ops(model, par, batch);
+}
+
+StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
+  const Sharding sh = check_tp(model, par.tp);
+  check_ep(model, par);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
-  const double d = model.hidden_size, hd = model.head_dim;
-  const double q_cols = sh.heads_per_rank * hd, kv_cols = sh.kv_heads_per_rank * hd;
-  // Plain names, not a structured binding: lambdas below capture them (clang 14 cannot capture bindings).
-  const StepShape shape = shape_of(batch);
-  const double m = shape.m, pairs = shape.pairs, kv_tokens = shape.kv_tokens, sequences = shape.sequences;
+  const double d = model.hidden_size;
+  const int dp = par.attention_dp();
+  const std::vector<SequenceWork> mine = dp > 1 ? busiest_group(batch, dp) : batch;
+  const StepShape shape = shape_of(mine);
+  const LayerContext x{model, par, sh, mine, shape.m, shape_of(batch).m};
 
   StepOps ops;
-  ops.sequences = int(batch.size());
-  ops.stage_layers = stage_layers(model, pp);
-  ops.stage_send = collective("stage_send", CollectiveOp::send_recv, m * d * act);
+  ops.sequences = int(mine.size());  // this attention group's: its host and its graphs
+  ops.tp = par.tp;
+  ops.attention_dp = dp;
+  ops.stage_layers = stage_layers(model, par.pp);
+  ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
   Op embed;
   embed.kind = OpKind::embedding;
   embed.name = "embedding";
   // The m token rows (and m position rows of a learned table) read, the activations written.
-  embed.weight_bytes = m * d * s * (model.learned_positions > 0 ? 2 : 1);
-  embed.bytes = embed.weight_bytes + m * d * act;
+  embed.weight_bytes = x.m * d * s * (model.learned_positions > 0 ? 2 : 1);
+  embed.bytes = embed.weight_bytes + x.m * d * act;
   ops.prologue.push_back(embed);
 
-  auto& L = ops.layer;
-  L.push_back(elementwise("input_norm", m * d, 4));
-  if (model.parallel_block && model.norms_per_layer == 2) L.push_back(elementwise("mlp_norm", m * d, 4));
-  const double qkv_cols = q_cols + 2 * kv_cols;
-  L.push_back(gemm("qkv_proj", m, qkv_cols, d, model.linear_weight_bytes(qkv_cols, d) + (model.attention_bias ? qkv_cols * s : 0)));
-  Op attn;
-  attn.kind = OpKind::attention;
-  attn.name = "attention";
-  attn.flops = 4 * pairs * q_cols;  // QK^T and PV, 2 flops per multiply-add
-  const double kv_token_bytes = 2 * kv_cols * model.kv_bytes_per_value;
-  attn.bytes = kv_tokens * kv_token_bytes + 2 * m * q_cols * act;  // read the KV cache (incl. new) + q in, out
-  L.push_back(attn);
-  L.push_back(gemm("o_proj", m, d, q_cols, model.linear_weight_bytes(d, q_cols) + (model.attention_bias ? d / tp * s : 0)));
-  // The row-parallel output is summed across ranks, normed, and handed to the next column-parallel GEMM.
-  auto combine = [&](const char* all_reduce, const char* reduce_scatter, const char* all_gather, const char* norm) {
-    if (!sequence_parallel || tp == 1) {
-      L.push_back(collective(all_reduce, CollectiveOp::all_reduce, m * d * act));
-      if (norm) L.push_back(elementwise(norm, m * d, 4));
-      return;
+  std::vector<int> kind_of_key(4, -1);  // key: MoE x 2 + sliding
+  for (std::size_t st = 0, l = 0; st < ops.stage_layers.size(); ++st) {
+    ops.stage_kinds.emplace_back(ops.kinds.size(), 0);
+    for (int i = 0; i < ops.stage_layers[st]; ++i, ++l) {
+      const bool moe = model.moe_layer(int(l)), sliding = model.sliding_layer(int(l));
+      int& kind = kind_of_key[std::size_t(moe) * 2 + std::size_t(sliding)];
+      if (kind < 0) {
+        kind = int(ops.kinds.size());
+        ops.kinds.push_back(layer_ops(x, moe, sliding));
+        for (auto& counts : ops.stage_kinds) counts.resize(ops.kinds.size(), 0);
+      }
+      ++ops.stage_kinds[st][std::size_t(kind)];
     }
-    L.push_back(collective(reduce_scatter, CollectiveOp::reduce_scatter, m * d * act));
-    if (norm) L.push_back(elementwise(norm, m * d / tp, 4));
-    L.push_back(collective(all_gather, CollectiveOp::all_gather, m * d * act));
-  };
-  if (model.parallel_block) {
-    // Attention and MLP read the same normed input; their row-parallel outputs are summed once.
-    mlp_ops(L, model, tp, m);
-    combine("layer_all_reduce", "layer_reduce_scatter", "layer_all_gather", nullptr);
-  } else {
-    combine("attn_all_reduce", "attn_reduce_scatter", "attn_all_gather", "post_attn_norm");
-    mlp_ops(L, model, tp, m);
-    combine("mlp_all_reduce", "mlp_reduce_scatter", "mlp_all_gather", nullptr);
   }
 
+  const double sequences = shape.sequences;
   ops.epilogue.push_back(elementwise("final_norm", sequences * d, 4));
-  ops.epilogue.push_back(gemm("lm_head", sequences, double(model.vocab_size) / tp, d, double(model.vocab_size) / tp * d * s));
-  if (tp > 1) ops.epilogue.push_back(collective("logits_all_gather", CollectiveOp::all_gather, sequences * model.vocab_size * act));
+  ops.epilogue.push_back(gemm("lm_head", sequences, double(model.vocab_size) / par.tp, d, double(model.vocab_size) / par.tp * d * s));
+  if (par.tp > 1) ops.epilogue.push_back(collective("logits_all_gather", CollectiveOp::all_gather, sequences * model.vocab_size * act));
   return ops;
 }
 

@@ -310,7 +310,7 @@ int chosen_piece_count(const Model& envelope, const std::vector<Cut>& cuts, std:
 
 // The algorithms NCCL has for the log (piece_labels in the header) and the protocols fitted.
 std::vector<Algorithm> algorithms(CollectiveOp op, int nranks, int nodes) {
-  if (nranks == 2) return {Algorithm::direct};
+  if (nranks == 2 || op == CollectiveOp::all_to_all) return {Algorithm::direct};  // alltoall: sends to every peer
   if (nodes > 1 && op == CollectiveOp::all_reduce) return {Algorithm::tree, Algorithm::ring};
   return {Algorithm::ring};
 }
@@ -431,7 +431,7 @@ void mark_measured_terms(CollectiveFit& fit) {
 void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible) {
   fit.wire_Bps = wire_Bps;
   const Algorithm usual = fit.nodes > 1 && fit.op == CollectiveOp::all_reduce ? Algorithm::tree
-                          : fit.nranks == 2                                   ? Algorithm::direct
+                          : fit.nranks == 2 || fit.op == CollectiveOp::all_to_all ? Algorithm::direct
                                                                               : Algorithm::ring;
   for (ProtocolFit& p : fit.protocols) {
     p.wire_fraction = p.bus_bw_Bps / wire_Bps;

@@ -217,7 +217,7 @@ std::optional<CollectiveOp> op_in_file_name(const std::string& file) {
   // Longest names first: "reducescatter" contains "reduce", "allreduce" too.
   static const std::array<std::pair<const char*, CollectiveOp>, 6> names{{
       {"reducescatter", CollectiveOp::reduce_scatter}, {"allreduce", CollectiveOp::all_reduce},
-      {"allgather", CollectiveOp::all_gather},         {"alltoall", CollectiveOp::alltoall},
+      {"allgather", CollectiveOp::all_gather},         {"alltoall", CollectiveOp::all_to_all},
       {"sendrecv", CollectiveOp::send_recv},            {"broadcast", CollectiveOp::broadcast},
   }};
   for (auto& [n, op] : names)

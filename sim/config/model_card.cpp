@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model_card_fields.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
@@ -16,54 +17,106 @@ double Quantization::linear_bytes(double n, double k) const {
 namespace {
 
 // A linear layer of one transformer layer: n x k (out x in), `count` of them (experts), sharded
-// over TP on n (column-parallel) or on k (row-parallel).
+// over TP on n (column-parallel), on k (row-parallel), or replicated on every rank (MLA's down
+// projections, as vLLM and SGLang hold them). Routed experts spread over EP ranks instead.
+enum class Shard { column, row, replicated };
 struct Linear {
   double n, k, count;
-  bool column;
+  Shard shard;
+  bool attention = false, routed = false;
 };
 
-std::vector<Linear> layer_linears(const ModelCard& c) {
-  const double d = c.hidden_size, q = double(c.num_heads) * c.head_dim, kv = double(c.num_kv_heads) * c.head_dim;
-  const double inter = c.intermediate_size, experts = std::max(1, c.num_experts), up = c.gated_mlp ? 2 : 1;
-  return {{q + 2 * kv, d, 1, true}, {d, q, 1, false}, {up * inter, d, experts, true}, {d, inter, experts, false}};
+void attention_linears(const ModelCard& c, std::vector<Linear>& out) {
+  const double d = c.hidden_size, h = c.num_heads;
+  if (c.mla.on()) {
+    const Mla& a = c.mla;
+    const double q_cols = h * a.qk_head_dim();
+    if (a.q_lora_rank > 0) {
+      out.push_back({double(a.q_lora_rank), d, 1, Shard::replicated, true});
+      out.push_back({q_cols, double(a.q_lora_rank), 1, Shard::column, true});
+    } else {
+      out.push_back({q_cols, d, 1, Shard::column, true});
+    }
+    out.push_back({a.cached_values(), d, 1, Shard::replicated, true});  // kv_a_proj_with_mqa
+    out.push_back({h * (a.qk_nope_head_dim + a.v_head_dim), double(a.kv_lora_rank), 1, Shard::column, true});  // kv_b_proj
+    out.push_back({d, h * a.v_head_dim, 1, Shard::row, true});
+    return;
+  }
+  const double q = h * c.head_dim, kv = double(c.num_kv_heads) * c.head_dim;
+  out.push_back({q + 2 * kv, d, 1, Shard::column, true});
+  out.push_back({d, q, 1, Shard::row, true});
+}
+
+std::vector<Linear> layer_linears(const ModelCard& c, int l) {
+  std::vector<Linear> out;
+  attention_linears(c, out);
+  const double d = c.hidden_size, up = c.gated_mlp ? 2 : 1;
+  if (!c.moe_layer(l)) {
+    const double inter = c.mlp_width(l);
+    out.push_back({up * inter, d, 1, Shard::column});
+    out.push_back({d, inter, 1, Shard::row});
+    return out;
+  }
+  const double inter = c.intermediate_size, experts = c.num_experts;
+  out.push_back({up * inter, d, experts, Shard::column, false, true});
+  out.push_back({d, inter, experts, Shard::row, false, true});
+  if (c.shared_experts > 0) {
+    out.push_back({up * inter * c.shared_experts, d, 1, Shard::column});
+    out.push_back({d, inter * c.shared_experts, 1, Shard::row});
+  }
+  return out;
 }
 
 // Norm weights (and LayerNorm biases), linear biases and the MoE router: kept in the card's dtype.
-double layer_vector_params(const ModelCard& c) {
+double layer_vector_params(const ModelCard& c, int l) {
   const double d = c.hidden_size, q = double(c.num_heads) * c.head_dim, kv = double(c.num_kv_heads) * c.head_dim;
-  const double inter = c.intermediate_size, experts = std::max(1, c.num_experts), up = c.gated_mlp ? 2 : 1;
+  const bool moe = c.moe_layer(l);
+  const double inter = c.mlp_width(l), experts = moe ? c.num_experts : 1, up = c.gated_mlp ? 2 : 1;
   double v = c.norms_per_layer * (c.layer_norm ? 2 * d : d);
-  if (c.attention_bias) v += q + 2 * kv + d;
+  if (c.mla.on()) v += c.mla.q_lora_rank + c.mla.kv_lora_rank;  // q_a_layernorm, kv_a_layernorm
+  if (c.attention_bias && !c.mla.on()) v += q + 2 * kv + d;
   if (c.mlp_bias) v += (up * inter + d) * experts;
-  if (c.num_experts > 0) v += d * c.num_experts;
+  if (moe) v += d * c.num_experts;
   return v;
 }
 
-double linear_bytes(const ModelCard& c, double n, double k) {
-  return c.quantization.method.empty() ? n * k * c.weight_bytes_per_param : c.quantization.linear_bytes(n, k);
+double linear_bytes(const ModelCard& c, double n, double k, bool attention = false) {
+  const bool quantised = !c.quantization.method.empty() && (!attention || c.quantization.attention);
+  return quantised ? c.quantization.linear_bytes(n, k) : n * k * c.weight_bytes_per_param;
 }
 
 }  // namespace
 
-double ModelCard::layer_params() const {
-  double p = layer_vector_params(*this);
-  for (const auto& l : layer_linears(*this)) p += l.n * l.k * l.count;
+double ModelCard::layer_params(int l) const {
+  double p = layer_vector_params(*this, l);
+  for (const auto& x : layer_linears(*this, l)) p += x.n * x.k * x.count;
   return p;
 }
-double ModelCard::layer_bytes(int tp) const {
-  double b = layer_vector_params(*this) * weight_bytes_per_param / tp;
-  for (const auto& l : layer_linears(*this)) b += l.count * linear_bytes(*this, l.column ? l.n / tp : l.n, l.column ? l.k : l.k / tp);
+double ModelCard::layer_bytes(int tp, int l, int ep) const {
+  double b = layer_vector_params(*this, l) * weight_bytes_per_param / tp;
+  for (const auto& x : layer_linears(*this, l)) {
+    if (x.routed && ep > 1) {
+      b += x.count / ep * linear_bytes(*this, x.n, x.k);
+      continue;
+    }
+    const double n = x.shard == Shard::column ? x.n / tp : x.n, k = x.shard == Shard::row ? x.k / tp : x.k;
+    b += x.count * linear_bytes(*this, n, k, x.attention);
+  }
   return b;
 }
 double ModelCard::embedding_params() const { return double(vocab_size) * hidden_size; }
 double ModelCard::lm_head_params() const { return tie_word_embeddings ? 0 : double(vocab_size) * hidden_size; }
 double ModelCard::total_params() const {
-  return num_layers * layer_params() + embedding_params() + position_params() + lm_head_params() + final_norm_params();
+  double layers = 0;
+  for (int l = 0; l < num_layers; ++l) layers += layer_params(l);
+  return layers + embedding_params() + position_params() + lm_head_params() + final_norm_params();
 }
 double ModelCard::weight_bytes() const {
-  return num_layers * layer_bytes(1) + (embedding_params() + position_params() + lm_head_params() + final_norm_params()) * weight_bytes_per_param;
+  double layers = 0;
+  for (int l = 0; l < num_layers; ++l) layers += layer_bytes(1, l);
+  return layers + (embedding_params() + position_params() + lm_head_params() + final_norm_params()) * weight_bytes_per_param;
 }
-double ModelCard::linear_weight_bytes(double n, double k) const { return linear_bytes(*this, n, k); }
+double ModelCard::linear_weight_bytes(double n, double k, bool attention) const { return linear_bytes(*this, n, k, attention); }
 
 double dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "bfloat16" || dtype == "fp16" || dtype == "float16") return 2;
@@ -91,18 +144,22 @@ const std::vector<std::string> USED_KEYS{
     "model", "hidden_size", "n_embd", "num_hidden_layers", "n_layer", "num_attention_heads", "n_head",
     "num_key_value_heads", "num_kv_heads", "multi_query", "new_decoder_architecture", "head_dim", "intermediate_size",
     "n_inner", "ffn_dim", "ffn_hidden_size", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype", "kv_cache_dtype",
-    "num_local_experts", "num_experts_per_tok", "n_routed_experts", "moe_intermediate_size", "derived", "model_type",
+    "num_local_experts", "num_experts_per_tok", "n_routed_experts", "num_experts", "moe_intermediate_size", "n_shared_experts",
+    "first_k_dense_replace", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+    "sliding_window", "use_sliding_window", "layer_types", "derived", "model_type",
     "hidden_act", "activation_function", "activation", "rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps",
     "parallel_attn", "use_parallel_residual", "bias", "enable_bias", "attention_bias", "mlp_bias",
     "max_position_embeddings", "n_positions", "quantization_config"};
 const std::vector<std::string> INFO_KEYS{
     "source", "notes", "family_defaults", "rope_theta", "rope_scaling", "architectures", "bos_token_id", "eos_token_id",
     "pad_token_id", "initializer_range", "attention_dropout", "pretraining_tp", "use_cache", "transformers_version",
-    "_name_or_path", "sliding_window", "use_sliding_window", "max_window_layers", "partial_rotary_factor", "rope_type",
-    "layer_types", "query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation",
-    "cache_implementation", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "num_experts",
-    "first_k_dense_replace", "n_shared_experts", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-    "v_head_dim", "rotary_dim", "rotary_pct", "rotary_emb_base", "rotary", "alibi", "n_ctx", "resid_pdrop", "embd_pdrop",
+    "_name_or_path", "max_window_layers", "partial_rotary_factor", "rope_type", "query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation",
+    "cache_implementation", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
+    "experts_per_token", "n_group", "topk_group", "routed_scaling_factor", "scoring_func", "topk_method", "norm_topk_prob",
+    "num_nextn_predict_layers", "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "ep_size", "aux_loss_alpha",
+    "seq_aux", "swiglu_limit", "initial_context_length", "intermediate_size_mlp", "interleave_moe_layer_step",
+    "attention_chunk_size", "no_rope_layer_interval", "use_qk_norm", "attn_temperature_tuning", "floor_scale", "attn_scale",
+    "rotary_dim", "rotary_pct", "rotary_emb_base", "rotary", "alibi", "n_ctx", "resid_pdrop", "embd_pdrop",
     "attn_pdrop", "hidden_dropout", "dropout", "activation_dropout", "classifier_dropout", "init_std", "layerdrop",
     "prefix", "scale_attn_weights", "gradient_checkpointing", "summary_activation", "summary_first_dropout",
     "summary_proj_to_labels", "summary_type", "summary_use_proj", "task_specific_params", "tokenizer_class",
@@ -125,6 +182,7 @@ const Family FAMILIES[] = {
     {"gpt_neox", false, true, true, 2, true, true, false, false, 0, "gelu"},   // two norms of the same input
     {"falcon", false, true, true, 1, false, false, false, true, 0, "gelu"},    // 2 norms with new_decoder_architecture
     {"opt", false, true, false, 2, true, true, true, true, 2, "relu"},
+    {"gpt_oss", true, false, false, 2, true, true, false, false, 0, "silu"},  // experts' gate_up and down biases
 };
 
 const Family& family_of(const std::string& model_type) {
@@ -133,34 +191,7 @@ const Family& family_of(const std::string& model_type) {
   return LLAMA;  // llama, mistral, qwen2, gemma, mixtral, deepseek, ...: gated MLP, RMSNorm, rotary
 }
 
-// Limits far beyond any real model (the largest have d ~ 16k, ~128 layers, ~256k vocab): past
-// them a value is a typo, and the cost model's op lists and counts would grow without bound.
-constexpr long MAX_DIMENSION = 1'048'576;
-constexpr long MAX_LAYERS = 10'000;
-constexpr long MAX_CONTEXT = 100'000'000;
-
-bool given(const YamlMap& m, const std::string& key) { return m.has(key) && !m.node(key).IsNull(); }
-
-// The first of `keys` the card gives (one field under the names different model classes use).
-std::string first_given(const YamlMap& m, const std::vector<std::string>& keys) {
-  for (const auto& k : keys)
-    if (given(m, k)) return k;
-  return "";
-}
-
-int positive_int(const YamlMap& m, const std::string& key, long max = MAX_DIMENSION) {
-  long v = m.integer(key);
-  if (v <= 0) m.fail(m.node(key), "'" + key + "' must be positive, not " + std::to_string(v));
-  if (v > max)
-    m.fail(m.node(key), "'" + key + "' is " + std::to_string(v) + "; tpsim refuses more than " + std::to_string(max) + " (no real model comes close)");
-  return static_cast<int>(v);
-}
-
-// One field under any of its names; when none is given, the error names the first.
-int positive_of(const YamlMap& m, const std::vector<std::string>& keys, long max = MAX_DIMENSION) {
-  const std::string k = first_given(m, keys);
-  return positive_int(m, k.empty() ? keys.front() : k, max);
-}
+using namespace card_fields;
 
 Quantization read_quantization(const YamlMap& q) {
   const std::string method = q.str("quant_method");
@@ -191,6 +222,12 @@ Quantization read_quantization(const YamlMap& q) {
     }
   } else if (method == "mxfp4") {  // OCP MX: E2M1 values, one E8M0 scale per 32
     z.bits = 4, z.group_size = 32, z.scale_bytes = 1;
+    if (given(q, "modules_to_not_convert")) {  // gpt-oss: "model.layers.*.self_attn" stays bf16
+      const YAML::Node skip = q.node("modules_to_not_convert");
+      if (!skip.IsSequence()) q.fail(skip, "'modules_to_not_convert' must be a list of module names");
+      for (const auto& name : skip)
+        if (scalar_of(q.file(), name, "module name").find("self_attn") != std::string::npos) z.attention = false;
+    }
   } else if (method == "modelopt" && q.str("quant_algo") == "NVFP4") {  // E2M1 values, one E4M3 scale per 16
     z.method = "nvfp4";
     z.bits = 4, z.group_size = q.integer_or("group_size", 16), z.scale_bytes = 1;
@@ -241,6 +278,33 @@ int kv_heads(const YamlMap& m, int heads) {
 
 }  // namespace
 
+namespace card_fields {
+
+bool given(const YamlMap& m, const std::string& key) { return m.has(key) && !m.node(key).IsNull(); }
+
+// The first of `keys` the card gives (one field under the names different model classes use).
+std::string first_given(const YamlMap& m, const std::vector<std::string>& keys) {
+  for (const auto& k : keys)
+    if (given(m, k)) return k;
+  return "";
+}
+
+int positive_int(const YamlMap& m, const std::string& key, long max) {
+  long v = m.integer(key);
+  if (v <= 0) m.fail(m.node(key), "'" + key + "' must be positive, not " + std::to_string(v));
+  if (v > max)
+    m.fail(m.node(key), "'" + key + "' is " + std::to_string(v) + "; tpsim refuses more than " + std::to_string(max) + " (no real model comes close)");
+  return static_cast<int>(v);
+}
+
+// One field under any of its names; when none is given, the error names the first.
+int positive_of(const YamlMap& m, const std::vector<std::string>& keys, long max) {
+  const std::string k = first_given(m, keys);
+  return positive_int(m, k.empty() ? keys.front() : k, max);
+}
+
+}  // namespace card_fields
+
 ModelCard load_model_card(const std::string& path, const std::string& dtype_override, const std::string& kv_override) {
   YamlMap m(path, load_yaml_file(path), "a model card");
   const bool is_json = path.size() > 5 && path.substr(path.size() - 5) == ".json";
@@ -266,17 +330,9 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
     c.head_dim = c.hidden_size / c.num_heads;
   }
   c.vocab_size = positive_int(m, "vocab_size");
-  const std::vector<std::string> mlp_keys{"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"};
-  if (m.has("num_local_experts") || m.has("n_routed_experts")) {
-    c.num_experts = positive_int(m, m.has("num_local_experts") ? "num_local_experts" : "n_routed_experts");
-    c.experts_per_token = positive_int(m, "num_experts_per_tok");
-    c.intermediate_size = positive_int(m, m.has("moe_intermediate_size") ? "moe_intermediate_size" : "intermediate_size");
-  } else if (!c.gated_mlp && first_given(m, mlp_keys).empty()) {
-    c.intermediate_size = 4 * c.hidden_size;  // GPT-2, GPT-J and Falcon's n_inner / ffn_hidden_size: null
-  } else {
-    c.intermediate_size = positive_of(m, mlp_keys);
-  }
+  read_experts(m, c);
   if (c.num_kv_heads > c.num_heads) m.fail(m.node(first_given(m, {"num_key_value_heads", "num_kv_heads"})), "num_key_value_heads exceeds num_attention_heads");
+  read_attention_variants(m, c);
   if (given(m, "quantization_config")) c.quantization = read_quantization(m.map("quantization_config"));
 
   // The scenario's overrides were checked where the scenario gives them.

@@ -361,8 +361,32 @@ std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
   return g;
 }
 
+// `ep` beside tp (vLLM's --enable-expert-parallel with DP x TP = EP; SGLang's --ep-size with
+// --enable-dp-attention): ep a multiple of tp, within one pipeline stage.
+void read_expert_parallel(const YamlMap& m, ConfigSpec& c) {
+  if (m.has("moe_imbalance")) {
+    const double f = m.number("moe_imbalance");
+    if (!(f >= 1) || f > 1000) m.fail(m.node("moe_imbalance"), "'moe_imbalance' (busiest EP rank's tokens over the mean) must be between 1 and 1000");
+    c.moe_imbalance = f;
+  }
+  if (!m.has("ep")) {
+    if (c.moe_imbalance)
+      m.fail(m.node("moe_imbalance"), "'moe_imbalance' applies to expert parallelism: set ep > 1, or leave it out (TP-sharded experts are on every GPU)");
+    return;
+  }
+  c.ep_where = location_of(m.file(), m.node("ep"));
+  const long ep = m.integer("ep");
+  if (ep < 1) m.fail(m.node("ep"), "'ep' must be at least 1");
+  c.ep = static_cast<int>(at_most(m, "ep", double(ep), MAX_GPU_INDEX, "GPUs per expert-parallel group"));
+  if (c.ep > 1 && c.ep % c.tp != 0)
+    m.fail(m.node("ep"), "ep " + std::to_string(c.ep) + " is not a multiple of tp " + std::to_string(c.tp) + " (EP spans attention groups of tp GPUs)");
+  if (c.ep > 1 && c.pp > 1) m.fail(m.node("ep"), "ep with pp > 1 is not modelled: tpsim spreads experts within one pipeline stage");
+  if (c.ep == 1 && c.moe_imbalance)
+    m.fail(m.node("moe_imbalance"), "'moe_imbalance' applies to expert parallelism: set ep > 1, or leave it out (TP-sharded experts are on every GPU)");
+}
+
 ConfigSpec read_config(const YamlMap& m, const EngineSpec& scenario_engine) {
-  m.check_keys({"name", "tp", "pp", "layout", "replicas", "engine"});
+  m.check_keys({"name", "tp", "pp", "ep", "moe_imbalance", "layout", "replicas", "engine"});
   ConfigSpec c;
   c.where = location_of(m.file(), m.raw());
   if (m.has("engine")) c.engine = read_engine(m.file(), m.node("engine"), scenario_engine);
@@ -372,9 +396,11 @@ ConfigSpec read_config(const YamlMap& m, const EngineSpec& scenario_engine) {
   const long pp = m.integer_or("pp", 1);
   if (pp < 1) m.fail(m.node("pp"), "'pp' must be at least 1");
   c.pp = static_cast<int>(at_most(m, "pp", double(pp), MAX_GPU_INDEX, "pipeline stages"));
+  read_expert_parallel(m, c);
   YAML::Node layout = m.node("layout");
   if (layout.IsScalar() && layout.Scalar() == "auto") {
     if (c.pp > 1) m.fail(layout, "'layout: auto' places tensor-parallel groups only; list the GPUs of a pipeline-parallel layout");
+    if (c.ep > 1) m.fail(layout, "'layout: auto' places tensor-parallel groups only; list the GPUs of an expert-parallel layout");
     const long replicas = m.integer_or("replicas", 0);
     if (replicas < 0 || (m.has("replicas") && replicas == 0)) m.fail(m.node("replicas"), "'replicas' must be at least 1");
     c.auto_replicas = static_cast<int>(at_most(m, "replicas", double(replicas), MAX_GPU_INDEX, "replicas"));
@@ -387,13 +413,18 @@ ConfigSpec read_config(const YamlMap& m, const EngineSpec& scenario_engine) {
   std::set<int> seen;
   for (const auto& replica : layout) {
     auto gpus = read_gpu_list(m, replica);
-    if (long(gpus.size()) != long(c.tp) * c.pp)  // long: tp x pp may exceed an int
+    if (c.ep > 1 && long(gpus.size()) != c.ep)
+      m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but ep is " + std::to_string(c.ep) + " (an EP replica spans its ep GPUs)");
+    if (c.ep == 1 && long(gpus.size()) != long(c.tp) * c.pp)  // long: tp x pp may exceed an int
       m.fail(replica, "replica has " + std::to_string(gpus.size()) + " GPUs but tp" + (c.pp > 1 ? " x pp is " + std::to_string(long(c.tp) * c.pp) : " is " + std::to_string(c.tp)));
     for (int g : gpus)
       if (!seen.insert(g).second) m.fail(replica, "GPU " + std::to_string(g) + " is used twice in this configuration");
     c.layout.push_back(gpus);
   }
   c.name = m.str_or("name", "");
+  if (c.name.empty() && c.ep > 1)
+    c.name = (c.layout.size() > 1 ? std::to_string(c.layout.size()) + "x" : "") + "EP=" + std::to_string(c.ep) +
+             (c.ep > c.tp ? " (attention DP=" + std::to_string(c.ep / c.tp) + (c.tp > 1 ? "xTP=" + std::to_string(c.tp) : "") + ")" : " (TP=" + std::to_string(c.tp) + ")");
   if (c.name.empty())
     c.name = (c.layout.size() > 1 ? std::to_string(c.layout.size()) + "xTP=" : "TP=") + std::to_string(c.tp) +
              (c.pp > 1 ? "xPP=" + std::to_string(c.pp) : "");

@@ -32,6 +32,11 @@ struct ConfigSpec {
   std::string name;
   int tp = 1;                               // tensor-parallel degree (GPUs per pipeline stage)
   int pp = 1;                               // pipeline stages per replica (a replica has tp x pp GPUs, stage by stage)
+  int ep = 1;                               // expert parallelism: routed experts spread over ep GPUs; ep > 1: a replica
+                                            // has ep GPUs, attention data-parallel over ep / tp groups of tp GPUs
+  std::optional<double> moe_imbalance;      // busiest EP rank's routed tokens / the mean (default: DEFAULT_MOE_IMBALANCE)
+  Location ep_where;                        // the `ep` key, for errors found with the model (ep not dividing the experts)
+  int gpus_per_replica() const { return ep > 1 ? ep : tp * pp; }
   std::vector<std::vector<int>> layout;     // one GPU list per replica (empty until placed when auto)
   std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
   std::optional<EngineSpec> engine;         // this configuration's engine, when it sets its own (else the scenario's)

@@ -104,7 +104,7 @@ void replica_actor(Shared* sh, int r) {
       continue;
     }
     const StepPlan plan =
-        plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp, spec.sequence_parallel), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
+        plan_step(step_ops(*spec.model, spec.parallel, step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
     if (sh->flows[r] || spec.trace) {
       plan.for_each([&](const std::vector<Segment>& segs, int times) {
         for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);
@@ -200,9 +200,12 @@ RunResult engine_run(const RunSpec& spec) {
   // Which replicas share a link with another replica: those run their collectives as flows.
   std::vector<std::set<int>> used(spec.replicas.size());
   for (std::size_t r = 0; r < spec.replicas.size(); ++r) {
-    sh->schedulers.emplace_back(spec.scheduler, spec.replicas[r].kv_blocks);
+    sh->schedulers.emplace_back(spec.scheduler, spec.replicas[r].kv_blocks, spec.kv_shape);
     sh->wake.push_back(sg4::Semaphore::create(0));
     for (const auto& l : spec.collectives->links_used(spec.replicas[r].gpus)) used[r].insert(spec.collectives->resource_of(l));
+    if (spec.parallel.ep > 1)
+      for (const auto& l : spec.collectives->links_used(spec.replicas[r].gpus, CollectiveOp::all_to_all))
+        used[r].insert(spec.collectives->resource_of(l));
   }
   for (std::size_t r = 0; r < spec.replicas.size(); ++r) {
     bool shared = false;

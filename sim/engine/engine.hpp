@@ -27,8 +27,8 @@ struct RunSpec {
   GpuModel gpu;
   SchedulerSpec scheduler;
   std::vector<ReplicaSpec> replicas;
-  int pp = 1;                 // pipeline stages per replica (its GPUs, stage by stage)
-  bool sequence_parallel = false;
+  Parallelism parallel;       // tp, pp (the replica's GPUs, stage by stage), ep, sequence parallelism
+  KvBlockShape kv_shape;      // how a sequence's tokens take KV blocks (sliding-window layers)
   std::vector<Request> requests;
   bool force_flows = false;  // run every collective as flows, even where the closed form applies
   TraceLog* trace = nullptr;  // record the timeline (op by op) when set

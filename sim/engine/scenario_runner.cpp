@@ -12,6 +12,7 @@
 #include "config/model_card.hpp"
 #include "config/platform_file.hpp"
 #include "engine.hpp"
+#include "model/parallelism.hpp"
 #include "model/placement.hpp"
 #include "util/units.hpp"
 
@@ -36,6 +37,11 @@ Inputs load_inputs(const Scenario& s) {
     } catch (const ValueError& e) {
       throw InputError(c.where, e.what());
     }
+    try {
+      check_ep(in.model, parallelism_of(c, s));
+    } catch (const ValueError& e) {
+      throw InputError(c.ep_where, e.what());
+    }
     const int wanted = c.auto_replicas ? std::max(1, *c.auto_replicas) * c.tp : 0;
     if (c.auto_replicas && wanted > int(in.platform.gpus.size()))
       throw InputError(c.where, fmt::format("layout: auto needs {} GPUs ({} replicas x TP={}); {} has {}", wanted,
@@ -45,35 +51,41 @@ Inputs load_inputs(const Scenario& s) {
         if (!in.platform.gpu(g))
           throw InputError(c.where, fmt::format("GPU {} is not in platform {} (it has GPUs {}..{})", g, s.platform_path,
                                                 in.platform.gpus.front().index, in.platform.gpus.back().index));
-    // Every pair a replica's ring uses must be connected.
+    // Every pair a replica's ring uses must be connected (every pair, for an EP replica's all-to-all).
     Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
     for (const auto& replica : c.layout)
-      for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i) {
-        try {
-          topo.path(replica[i], replica[(i + 1) % replica.size()]);
-        } catch (const ValueError& e) {
-          throw InputError(c.where, e.what());
+      for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i)
+        for (std::size_t j = i + 1; j <= (c.ep > 1 ? replica.size() - 1 : i + 1); ++j) {
+          try {
+            topo.path(replica[i], replica[j % replica.size()]);
+          } catch (const ValueError& e) {
+            throw InputError(c.where, e.what());
+          }
         }
-      }
   }
   return in;
 }
 
+// Memory per GPU. With attention data parallelism the replica's reference batch is split over
+// its ep / tp attention groups, each with its own KV cache: the replica's blocks are theirs summed.
 MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s) {
   MemoryFit f;
-  const int tp = c.tp, pp = c.pp;
-  const double tokens = double(s.workload.batch) * s.workload.prompt.value;
+  const int tp = c.tp, pp = c.pp, dp = parallelism_of(c, s).attention_dp();
+  const double batch = double(s.workload.batch) / dp;  // sequences per attention group
+  const double tokens = batch * s.workload.prompt.value;
   const double act = 2.0;
-  f.weights_B = weight_bytes_per_rank(m, tp, pp);
-  // Peak activations of the reference prefill: residual, QKV, MLP intermediate, logits.
+  f.weights_B = weight_bytes_per_rank(m, tp, pp, c.ep);
+  // Peak activations of the reference prefill: residual, QKV, MLP intermediate (top-k experts'), logits.
+  const double mlp = m.num_experts > 0 ? std::max<double>(m.dense_intermediate_size, (m.experts_per_token + m.shared_experts) * double(m.intermediate_size))
+                                       : m.intermediate_size;
   f.activations_B = tokens * act * (2.0 * m.hidden_size + double(m.num_heads + 2 * m.num_kv_heads) * m.head_dim / tp +
-                                    (m.gated_mlp ? 3.0 : 2.0) * m.intermediate_size / tp) +
-                    s.workload.batch * double(m.vocab_size) / tp * 4;
-  const double kv_token = kv_bytes_per_token_rank(m, tp, pp);
-  f.kv_B = double(s.workload.batch) * (s.workload.prompt.value + s.workload.output.value) * kv_token;
+                                    (m.gated_mlp ? 3.0 : 2.0) * mlp / tp) +
+                    batch * double(m.vocab_size) / tp * 4;
+  const KvFootprint kv = kv_footprint_rank(m, tp, pp);
+  f.kv_B = batch * kv.sequence_B(s.workload.prompt.value + s.workload.output.value);
   f.capacity_B = gpu.memory_B * s.scheduler.gpu_memory_utilization;
   const double free_for_kv = f.capacity_B - f.weights_B - f.activations_B;
-  f.kv_blocks = free_for_kv > 0 ? long(free_for_kv / (kv_token * s.scheduler.block_size)) : 0;
+  f.kv_blocks = free_for_kv > 0 ? long(free_for_kv / (kv.total_B_per_token() * s.scheduler.block_size)) * dp : 0;
   if (f.weights_B + f.activations_B > f.capacity_B) {
     f.fits = false;
     f.why = fmt::format("weights {:.1f} GB + activations {:.1f} GB per GPU exceed {:.1f} GB ({} x {:.2f} utilisation)",
@@ -103,10 +115,19 @@ void check_context(const std::vector<Request>& requests, const ModelCard& m, con
   }
 }
 
-const CollectivePlan* first_collective(const StepPlan& p) {
-  for (const auto& seg : p.stage_layer.front())
-    if (seg.collective) return seg.collective;
+// The first collective of the first stage's layers of kind `op` (all_to_all), or of any other kind.
+const CollectivePlan* first_collective(const StepPlan& p, bool all_to_all = false) {
+  for (const auto& run : p.stage_layer.front())
+    for (const auto& seg : run.segments)
+      if (seg.collective && (seg.collective->op == CollectiveOp::all_to_all) == all_to_all) return seg.collective;
   return nullptr;
+}
+
+void describe_expert_parallelism(ConfigResult& r, const ModelCard& m, const ConfigSpec& c, const Parallelism& par) {
+  r.ep = par.ep;
+  r.attention_dp = par.attention_dp();
+  if (par.ep > 1) r.moe_imbalance = par.moe_imbalance;
+  for (auto& note : architecture_notes(m, par, c.moe_imbalance.has_value())) r.notes.push_back(std::move(note));
 }
 
 // Time average of the number of requests in the system over [from, to], by sweeping arrivals
@@ -221,15 +242,18 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);
   std::vector<SequenceWork> decode(s.workload.batch, {r.prompt_tokens, 1}), prefill(s.workload.batch, {0, r.prompt_tokens});
-  const bool sp = s.collectives.sequence_parallel;
-  const StepOps decode_ops = step_ops(in.model, c.tp, decode, c.pp, sp);
+  const Parallelism par = parallelism_of(c, s);
+  describe_expert_parallelism(r, in.model, c, par);
+  const StepOps decode_ops = step_ops(in.model, par, decode);
   const StepPlan dp = plan_step(decode_ops, gm, cm, group);
-  const StepPlan pp = plan_step(step_ops(in.model, c.tp, prefill, c.pp, sp), gm, cm, group);
+  const StepPlan pp = plan_step(step_ops(in.model, par, prefill), gm, cm, group);
   r.decode_step = dp.breakdown, r.prefill = pp.breakdown;
   if (auto* c = first_collective(dp)) r.decode_collective = *c;
   if (auto* c = first_collective(pp)) r.prefill_collective = *c;
+  if (auto* c = first_collective(dp, true)) r.decode_all_to_all = *c;
   for (const auto& op : decode_ops.flatten())
-    r.collectives_per_step += op.kind == OpKind::collective && (c.tp > 1 || op.collective == CollectiveOp::send_recv);
+    r.collectives_per_step += op.kind == OpKind::collective && (c.tp > 1 || op.collective == CollectiveOp::send_recv ||
+                                                                (op.collective == CollectiveOp::all_to_all && c.ep > 1));
   if (!r.memory.fits) return r;
 
   RunSpec spec;
@@ -237,8 +261,11 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.collectives = &cm;
   spec.gpu = gm;
   spec.scheduler = s.scheduler;
-  spec.pp = c.pp;
-  spec.sequence_parallel = s.collectives.sequence_parallel;
+  spec.parallel = par;
+  spec.kv_shape = kv_block_shape(in.model, c.tp, c.pp);
+  // Each attention group schedules for itself (SGLang's and vLLM's DP ranks): one scheduler for
+  // the replica holds their budgets together.
+  spec.scheduler.max_num_seqs *= r.attention_dp, spec.scheduler.max_batched_tokens *= r.attention_dp;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
   for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
   spec.requests = std::move(requests);

@@ -45,7 +45,8 @@ const double* hop_table(PathClass c, bool staged) {
 }  // namespace
 
 int latency_steps(Algorithm a, CollectiveOp op, int n) {
-  if (op == CollectiveOp::send_recv) return 1;
+  // An all-to-all's sends to every peer are in flight together (NCCL groups them): one step.
+  if (op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all) return 1;
   if (a == Algorithm::nvls) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
   if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;

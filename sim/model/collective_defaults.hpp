@@ -12,7 +12,8 @@
 namespace tpsim {
 
 // Latency steps of an algorithm: 2(N-1) for a ring all-reduce, N-1 for all-gather/reduce-scatter,
-// 2 ceil(log2 N) for a tree, 2 for NVLS (into the switch and back), 1 for send/recv.
+// 2 ceil(log2 N) for a tree, 2 for NVLS (into the switch and back), 1 for send/recv and
+// all-to-all (the sends to every peer in flight together).
 int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 
 // Per-step latency of a path class and protocol (s); `staged`: through host memory.

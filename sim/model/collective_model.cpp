@@ -162,19 +162,34 @@ const std::vector<std::vector<int>>& CollectiveModel::rings(const std::vector<in
   return channel_rings_.emplace(gpus, out).first->second;
 }
 
-// Edges a collective's bytes cross: every ring edge; a send/recv only from the first GPU to the second.
+// Edges a collective's bytes cross: every ring edge; a send/recv only from the first GPU to the
+// second; an all-to-all from every GPU to every other one.
 std::vector<std::pair<int, int>> CollectiveModel::edges(CollectiveOp op, const std::vector<int>& ring) const {
   std::vector<std::pair<int, int>> e;
+  if (op == CollectiveOp::all_to_all) {
+    for (int a : ring)
+      for (int b : ring)
+        if (a != b) e.emplace_back(a, b);
+    return e;
+  }
   const std::size_t n = op == CollectiveOp::send_recv ? 1 : ring.size();
   for (std::size_t i = 0; i < n; ++i) e.emplace_back(ring[i], ring[(i + 1) % ring.size()]);
   return e;
 }
 
-std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gpus) const {
+// An all-to-all's peers all send at once: one route through the group, every pair an edge.
+const std::vector<std::vector<int>>& CollectiveModel::routes(CollectiveOp op, const std::vector<int>& gpus) const {
+  if (op != CollectiveOp::all_to_all) return rings(gpus);
+  auto it = all_pairs_.find(gpus);
+  if (it == all_pairs_.end()) it = all_pairs_.emplace(gpus, std::vector<std::vector<int>>{gpus}).first;
+  return it->second;
+}
+
+std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gpus, CollectiveOp op) const {
   std::set<DirectedLink> used;
   if (gpus.size() < 2) return {};
-  for (const auto& ring : rings(gpus))
-    for (const auto& [a, b] : edges(CollectiveOp::all_reduce, ring))
+  for (const auto& ring : routes(op, gpus))
+    for (const auto& [a, b] : edges(op, ring))
       for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs)
         for (const auto& l : leg.links) used.insert(topology_.normalise(l));
   return {used.begin(), used.end()};
@@ -183,6 +198,7 @@ std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gp
 // Direct for 2 ranks, tree for an all-reduce across nodes, ring otherwise, unless the
 // scenario forces one that applies.
 Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t nodes) const {
+  if (op == CollectiveOp::all_to_all) return Algorithm::direct;  // NCCL's alltoall: grouped sends to every peer
   Algorithm alg = n == 2 ? Algorithm::direct : (nodes > 1 && op == CollectiveOp::all_reduce ? Algorithm::tree : Algorithm::ring);
   if (spec_.algorithm == "ring") alg = Algorithm::ring;
   if (spec_.algorithm == "tree" && op == CollectiveOp::all_reduce) alg = Algorithm::tree;
@@ -216,10 +232,21 @@ std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePla
   return {plan.algorithm};
 }
 
+namespace {
+
+// Bytes one edge of a route carries: a ring edge its ring's share of the bus bytes, an all-to-all
+// pair 1/(n-1) of them (S/n to each peer).
+double edge_bytes(const CollectivePlan& plan, std::size_t routes) {
+  const double per_route = plan.bus_bytes / double(routes);
+  return plan.op == CollectiveOp::all_to_all ? per_route / double(plan.nranks - 1) : per_route;
+}
+
+}  // namespace
+
 // How much longer than bus_bytes / raw the rings take because their own flows share links (a ring
 // crossing one UPI link twice: 2). The tuner ranks protocols by the time the flows will really take.
 double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
-  const double per_ring = plan.bus_bytes / double(rings.size());
+  const double per_ring = edge_bytes(plan, rings.size());
   std::vector<SolverFlow> flows;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring))
@@ -239,6 +266,8 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
       if (a == Algorithm::nvls && p != Protocol::Simple) continue;
+      // NCCL's point-to-point sends (an all-to-all) run Simple unless the scenario says otherwise.
+      if (plan.op == CollectiveOp::all_to_all && p != Protocol::Simple && spec_.protocol == "auto") continue;
       LineCosts c = costs(p, a, plan.op, g);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
@@ -263,7 +292,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
 // takes bus_bytes / bus_bw, and a link shared with other groups slows everyone on it.
 void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
   const bool paced = plan.staged && !plan.calibrated;  // host staging's pace is not more bytes on the links
-  const double per_ring = plan.bus_bytes / double(rings.size()),
+  const double per_ring = edge_bytes(plan, rings.size()),
                efficiency = plan.bus_bw_Bps / raw_Bps / (paced ? STAGED_EFF : 1.0);
   std::vector<SolverFlow> solver;
   for (const auto& ring : rings)
@@ -290,7 +319,7 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
 GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
   GroupSummary g;
   g.nranks = int(gpus.size());
-  const auto& channel_rings = rings(gpus);
+  const auto& channel_rings = routes(op, gpus);
   std::set<int> nodes;
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
   bool all_nvswitch = true;
@@ -314,7 +343,8 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     }
   g.nodes = int(nodes.size());
   g.raw_Bps = raw * double(channel_rings.size());  // the rings run side by side
-  g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv;
+  g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv &&
+                    op != CollectiveOp::all_to_all;
   return g;
 }
 
@@ -332,8 +362,8 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   if (const auto cp = calibrated_piece(op, g, size_B))
     apply_piece(plan, *cp);
   else
-    choose_protocol(plan, candidate_algorithms(plan, g.nvls_possible), g, self_sharing(plan, rings(gpus), g.raw_Bps));
-  add_flows(plan, rings(gpus), g.raw_Bps);
+    choose_protocol(plan, candidate_algorithms(plan, g.nvls_possible), g, self_sharing(plan, routes(op, gpus), g.raw_Bps));
+  add_flows(plan, routes(op, gpus), g.raw_Bps);
   return plan;
 }
 

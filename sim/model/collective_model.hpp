@@ -4,8 +4,11 @@
 // (or, when a calibration measured NCCL's choice by size as pieces, the algorithm and protocol
 // of the piece that holds S):
 //   time = latency(alg, proto, path class, steps) + S · bus_factor / bus_bandwidth(proto, path)
-// bus_factor = 2(N−1)/N for all-reduce, (N−1)/N for all-gather and reduce-scatter, 1 for send/recv
-// (nccl-tests' bus bandwidth definition, so busbw = algbw · bus_factor).
+// bus_factor = 2(N−1)/N for all-reduce, (N−1)/N for all-gather, reduce-scatter and all-to-all,
+// 1 for send/recv (nccl-tests' bus bandwidth definition, so busbw = algbw · bus_factor).
+// An all-to-all of S bytes (each rank's send buffer, S/N to every rank) runs as N(N−1) flows,
+// one per ordered pair along its route, all at once: the slowest path and the links the pairs
+// share (a GPU's NVLink port, a socket link, a NIC) set its time.
 // The bandwidth part is also expressed as flows along the platform's routes (one per ring edge,
 // two legs when staged through host memory) so the engine can run them on SimGrid and groups
 // that share a link slow each other down. A calibration (fitted nccl-tests curves) replaces the
@@ -65,8 +68,11 @@ public:
   const std::vector<int>& ring_order(const std::vector<int>& gpus) const;
   // The rings a group's collectives use: one per NIC rail across nodes, else one (ring_order).
   const std::vector<std::vector<int>>& rings(const std::vector<int>& gpus) const;
-  // Links (normalised, direction-aware) a group's collectives use.
-  std::vector<DirectedLink> links_used(const std::vector<int>& gpus) const;
+  // Links (normalised, direction-aware) a group's collectives of kind `op` use.
+  std::vector<DirectedLink> links_used(const std::vector<int>& gpus, CollectiveOp op = CollectiveOp::all_reduce) const;
+  // The routes a collective's bytes follow: rings(gpus), or for an all-to-all the group itself
+  // (every pair an edge).
+  const std::vector<std::vector<int>>& routes(CollectiveOp op, const std::vector<int>& gpus) const;
   const Topology& topology() const { return topology_; }
   // Resource index of a directed link for the flow solver and the engine's sharing checks.
   int resource_of(const DirectedLink& l) const;
@@ -113,6 +119,7 @@ private:
   mutable std::map<std::tuple<int, double, std::vector<int>>, CollectivePlan> plans_;
   mutable std::map<std::vector<int>, std::vector<int>> rings_;
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> channel_rings_;
+  mutable std::map<std::vector<int>, std::vector<std::vector<int>>> all_pairs_;
   mutable std::set<std::string> notes_;
   mutable std::set<std::string> engine_notes_;
 };

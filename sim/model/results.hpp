@@ -31,6 +31,9 @@ struct ConfigResult {
   std::vector<std::vector<int>> layout;
   int tp = 1;
   int pp = 1;
+  int ep = 1;                            // expert parallelism (routed experts spread over ep GPUs)
+  int attention_dp = 1;                  // attention data-parallel groups per replica (ep / tp with EP)
+  std::optional<double> moe_imbalance;   // with EP: the busiest rank's routed tokens over the mean
   std::string gpu_model;
   MemoryFit memory;
   std::vector<std::string> notes;        // e.g. "KV heads replicated"
@@ -40,6 +43,7 @@ struct ConfigResult {
   long prompt_tokens = 0;
   std::optional<CollectivePlan> decode_collective;   // one layer all-reduce of the decode step
   std::optional<CollectivePlan> prefill_collective;  // one layer all-reduce of the prefill
+  std::optional<CollectivePlan> decode_all_to_all;   // one MoE dispatch of the decode step (EP with attention DP)
   int collectives_per_step = 0;
   // Serving metrics (from request records).
   Percentiles ttft_s, tpot_s, e2e_s, queue_s, itl_max_s;

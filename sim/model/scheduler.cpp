@@ -1,10 +1,19 @@
 #include "scheduler.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tpsim {
 
-ReplicaScheduler::ReplicaScheduler(const SchedulerSpec& spec, long kv_blocks) : spec_(spec), kv_blocks_(kv_blocks) {}
+ReplicaScheduler::ReplicaScheduler(const SchedulerSpec& spec, long kv_blocks, KvBlockShape shape)
+    : spec_(spec), kv_blocks_(kv_blocks), shape_(shape) {}
+
+long ReplicaScheduler::blocks_for(long tokens) const {
+  const long b = spec_.block_size, full = (tokens + b - 1) / b;
+  if (shape_.window <= 0 || shape_.window_share <= 0) return full;
+  const long windowed = (std::min(tokens, shape_.window + b) + b - 1) / b;
+  return long(std::ceil(double(full) * (1 - shape_.window_share) + double(windowed) * shape_.window_share - 1e-9));
+}
 
 bool ReplicaScheduler::can_ever_fit(const Request& r) const {
   return blocks_for(r.prompt_tokens + r.output_tokens) <= kv_blocks_;

@@ -9,6 +9,10 @@
 // * when a decode needs a block and none is free, the newest running sequence is preempted
 //   (its blocks freed, recomputed later from its prompt plus what it generated).
 // Records are written when a request finishes; the engine only asks for steps and times them.
+// With sliding-window layers a block is block_size tokens of every layer's KV, and a sequence of
+// T tokens holds ceil(T / block_size) · (1 - window_share) + ceil(min(T, window + block_size) /
+// block_size) · window_share blocks (rounded up): the window layers' share stops growing past
+// the window (vLLM's hybrid allocator frees what falls out of it).
 #pragma once
 #include <deque>
 #include <vector>
@@ -28,9 +32,14 @@ struct RequestRecord {
   double max_itl_s = 0;  // longest gap between two tokens
 };
 
+struct KvBlockShape {
+  long window = 0;          // tokens a sliding-window layer keeps; 0: none
+  double window_share = 0;  // the sliding-window layers' part of a token's KV bytes
+};
+
 class ReplicaScheduler {
 public:
-  ReplicaScheduler(const SchedulerSpec& spec, long kv_blocks);
+  ReplicaScheduler(const SchedulerSpec& spec, long kv_blocks, KvBlockShape shape = {});
 
   void enqueue(const Request& r);
   // The next step's work; empty when nothing can run.
@@ -60,13 +69,14 @@ private:
     long blocks = 0;
     double last_token_s = -1;
   };
-  long blocks_for(long tokens) const { return (tokens + spec_.block_size - 1) / spec_.block_size; }
+  long blocks_for(long tokens) const;
   long target_prefill(const Seq& s) const { return s.req.prompt_tokens + s.generated; }
   bool grow(Seq& s, long tokens);
   void preempt_newest();
 
   SchedulerSpec spec_;
   long kv_blocks_;
+  KvBlockShape shape_;
   long used_blocks_ = 0;
   long preemptions_ = 0;
   std::deque<Seq> waiting_;

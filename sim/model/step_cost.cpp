@@ -14,13 +14,13 @@ namespace tpsim {
 
 Breakdown& Breakdown::operator+=(const Breakdown& o) {
   weights += o.weights, compute += o.compute, attention += o.attention;
-  collectives += o.collectives, launch += o.launch, host += o.host;
+  collectives += o.collectives, all_to_all += o.all_to_all, launch += o.launch, host += o.host;
   return *this;
 }
 
 Breakdown Breakdown::scaled(double f) const {
   Breakdown b = *this;
-  b.weights *= f, b.compute *= f, b.attention *= f, b.collectives *= f, b.launch *= f, b.host *= f;
+  b.weights *= f, b.compute *= f, b.attention *= f, b.collectives *= f, b.all_to_all *= f, b.launch *= f, b.host *= f;
   return b;
 }
 
@@ -101,9 +101,15 @@ double op_time(const Op& op, const GpuModel& gpu, Breakdown* into) {
 
 namespace {
 
+// A stage's GPUs: all of them for an all-to-all, the first tensor-parallel group otherwise.
+struct StageGroups {
+  std::vector<int> stage, tp;
+  const std::vector<int>& of(CollectiveOp op) const { return op == CollectiveOp::all_to_all ? stage : tp; }
+};
+
 // Turns ops into segments: compute accumulates until a collective closes the segment.
 std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, const CollectiveModel& cm,
-                              const std::vector<int>& group, Breakdown& b, int& kernels, bool with_ops) {
+                              const StageGroups& groups, Breakdown& b, int& kernels, bool with_ops) {
   std::vector<Segment> out(1);
   for (const Op& op : ops) {
     ++kernels;
@@ -113,9 +119,10 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
       if (with_ops) out.back().ops.emplace_back(op.name, t);
       continue;
     }
+    const std::vector<int>& group = groups.of(op.collective);
     if (group.size() < 2) continue;
     out.back().collective = &cm.plan(op.collective, op.collective_bytes, group);
-    b.collectives += out.back().collective->time_s();
+    (op.collective == CollectiveOp::all_to_all ? b.all_to_all : b.collectives) += out.back().collective->time_s();
     out.emplace_back();
   }
   if (out.back().compute_s == 0 && out.size() > 1) out.pop_back();
@@ -127,8 +134,12 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
 StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& replica,
                    bool with_ops) {
   StepPlan plan;
-  const std::size_t pp = ops.stage_layers.size(), tp = replica.size() / pp;
-  auto stage = [&](std::size_t s) { return std::vector<int>(replica.begin() + s * tp, replica.begin() + (s + 1) * tp); };
+  const std::size_t pp = ops.stage_layers.size(), per_stage = replica.size() / pp;
+  auto stage = [&](std::size_t s) {
+    StageGroups g{std::vector<int>(replica.begin() + s * per_stage, replica.begin() + (s + 1) * per_stage), {}};
+    g.tp.assign(g.stage.begin(), g.stage.begin() + std::min<std::size_t>(std::size_t(std::max(1, ops.tp)), per_stage));
+    return g;
+  };
   plan.stage_layers = ops.stage_layers;
   int kernels = 0;
   Breakdown b;
@@ -137,15 +148,20 @@ StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveMode
     if (s > 0) {
       // Each TP rank sends the activations to its counterpart in the next stage: one pair stands for them.
       Segment send;
-      send.collective = &cm.plan(CollectiveOp::send_recv, ops.stage_send.collective_bytes, {replica[(s - 1) * tp], replica[s * tp]});
+      send.collective = &cm.plan(CollectiveOp::send_recv, ops.stage_send.collective_bytes, {replica[(s - 1) * per_stage], replica[s * per_stage]});
       b.collectives += send.collective->time_s();
       plan.sends.push_back(send);
     }
-    Breakdown layer;
-    int layer_kernels = 0;
-    plan.stage_layer.push_back(segments(ops.layer, gpu, cm, stage(s), layer, layer_kernels, with_ops));
-    b += layer.scaled(ops.stage_layers[s]);
-    kernels += layer_kernels * ops.stage_layers[s];
+    plan.stage_layer.emplace_back();
+    for (std::size_t k = 0; k < ops.kinds.size(); ++k) {
+      const int times = ops.stage_kinds[s][k];
+      if (times == 0) continue;
+      Breakdown layer;
+      int layer_kernels = 0;
+      plan.stage_layer.back().push_back({segments(ops.kinds[k], gpu, cm, stage(s), layer, layer_kernels, with_ops), times});
+      b += layer.scaled(times);
+      kernels += layer_kernels * times;
+    }
   }
   plan.epilogue = segments(ops.epilogue, gpu, cm, stage(pp - 1), b, kernels, with_ops);
   plan.breakdown = b;

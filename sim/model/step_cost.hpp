@@ -19,9 +19,11 @@
 
 namespace tpsim {
 
+// collectives: all-reduce, all-gather, reduce-scatter, stage sends; all_to_all: MoE dispatch
+// and combine (expert parallelism), apart so a step shows what EP costs.
 struct Breakdown {
-  double weights = 0, compute = 0, attention = 0, collectives = 0, launch = 0, host = 0;
-  double total() const { return weights + compute + attention + collectives + launch + host; }
+  double weights = 0, compute = 0, attention = 0, collectives = 0, all_to_all = 0, launch = 0, host = 0;
+  double total() const { return weights + compute + attention + collectives + all_to_all + launch + host; }
   Breakdown& operator+=(const Breakdown& o);
   Breakdown scaled(double f) const;
 };
@@ -57,9 +59,17 @@ struct Segment {
   std::vector<std::pair<const char*, double>> ops;  // (op, time) making up compute_s, when asked for (traces)
 };
 
+// The layers of one kind a stage runs: one layer's segments, `times` over.
+struct LayerRun {
+  std::vector<Segment> segments;
+  int times = 0;
+};
+
 struct StepPlan {
   std::vector<Segment> prologue, epilogue;     // on the first / last pipeline stage
-  std::vector<std::vector<Segment>> stage_layer;  // per stage: one layer (its collectives on that stage's GPUs)
+  // Per stage, per layer kind it runs: its segments (collectives on that stage's GPUs) and count.
+  // A stage runs its layers kind by kind (the same time as in model order).
+  std::vector<std::vector<LayerRun>> stage_layer;
   std::vector<int> stage_layers;               // layers per stage
   std::vector<Segment> sends;                  // activations from stage s to s + 1
   // The step in execution order: calls `run` on each segment list, `times` times.
@@ -67,7 +77,7 @@ struct StepPlan {
     run(prologue, 1);
     for (std::size_t s = 0; s < stage_layer.size(); ++s) {
       if (s > 0) run(std::vector<Segment>{sends[s - 1]}, 1);
-      run(stage_layer[s], stage_layers[s]);
+      for (const auto& r : stage_layer[s]) run(r.segments, r.times);
     }
     run(epilogue, 1);
   }
@@ -76,7 +86,8 @@ struct StepPlan {
   double closed_form_s() const { return breakdown.total(); }
 };
 
-// `replica` lists the replica's GPUs, stage by stage (tp = replica size / stages).
+// `replica` lists the replica's GPUs, stage by stage. A stage's all-to-alls span all its GPUs;
+// its other collectives run on its first ops.tp GPUs (one attention group stands for them all).
 // `with_ops`: keep each op's time in its segment (for traces; costs allocations on a hot path).
 StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& collectives, const std::vector<int>& replica,
                    bool with_ops = false);

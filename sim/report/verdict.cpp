@@ -1,5 +1,7 @@
 #include "verdict.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "util/units.hpp"
@@ -9,8 +11,12 @@ namespace tpsim {
 std::string describe_collective(const CollectivePlan& c) {
   // The bandwidth part is longer than bus bytes / bus bandwidth when the group's own flows share a link.
   const double alone_s = c.bus_bw_Bps > 0 ? c.bus_bytes / c.bus_bw_Bps : 0;
-  const std::string shared =
-      c.bandwidth_s > alone_s * 1.005 ? fmt::format(" x {:.2f} (its flows share links)", c.bandwidth_s / alone_s) : "";
+  // An all-to-all's peers on faster paths finish early: its flows can take less than that.
+  const bool off = c.op == CollectiveOp::all_to_all ? std::abs(c.bandwidth_s - alone_s) > alone_s * 0.005 : c.bandwidth_s > alone_s * 1.005;
+  const std::string shared = !off ? ""
+                             : c.op == CollectiveOp::all_to_all
+                                 ? fmt::format(" x {:.2f} (its flows over every pair's path: the slowest paths and shared links set it)", c.bandwidth_s / alone_s)
+                                 : fmt::format(" x {:.2f} (its flows share links)", c.bandwidth_s / alone_s);
   return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {} + {} bus bytes / {} bus bandwidth{} = {}",
                      collective_op_name(c.op), format_size(c.size_B), c.nranks, algorithm_name(c.algorithm),
                      protocol_name(c.protocol), path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",
@@ -58,6 +64,10 @@ void explain(ScenarioResult& r) {
     if (c.prefill_collective && (c.prefill_collective->worst_class >= PathClass::PHB || c.prefill_collective->staged))
       others += fmt::format(", paying {:.1f} ms of prefill all-reduce over the {} path", c.prefill.collectives * 1e3,
                             path_class_name(c.prefill_collective->worst_class));
+    if (c.decode_all_to_all && (c.decode_all_to_all->worst_class >= PathClass::PHB || c.decode_all_to_all->staged))
+      others += fmt::format(", paying {:.1f} ms of prefill and {:.2f} ms of decode-step all-to-all over the {} path{}", c.prefill.all_to_all * 1e3,
+                            c.decode_step.all_to_all * 1e3, path_class_name(c.decode_all_to_all->worst_class),
+                            c.decode_all_to_all->staged ? " (host-staged)" : "");
     if (c.shared_links && c.ttft_s.p50 > 1.05 * c.prefill.total() && c.queue_s.p50 == 0)
       others += fmt::format(" (its replicas share links: TTFT p50 {:.1f} ms against {:.1f} ms for one replica alone)", c.ttft_s.p50 * 1e3,
                             c.prefill.total() * 1e3);
@@ -84,6 +94,8 @@ void explain(ScenarioResult& r) {
                                          c.collectives_per_step));
     if (c.decode_collective)
       r.derivation.push_back(fmt::format("{}: {} per decode all-reduce", c.name, describe_collective(*c.decode_collective)));
+    if (c.decode_all_to_all)
+      r.derivation.push_back(fmt::format("{}: {} per decode MoE dispatch (and as much per combine)", c.name, describe_collective(*c.decode_all_to_all)));
     r.derivation.push_back(fmt::format("{}: memory per GPU: weights {:.2f} GB + activations {:.2f} GB; KV cache {} blocks; {}", c.name,
                                        c.memory.weights_B / 1e9, c.memory.activations_B / 1e9, c.memory.kv_blocks,
                                        c.memory.fits ? "fits" : "does NOT fit: " + c.memory.why));

@@ -26,7 +26,7 @@ json ms(const Percentiles& p) { return {{"p50", p.p50 * 1e3}, {"p90", p.p90 * 1e
 
 json breakdown_json(const Breakdown& b) {
   return {{"weights", b.weights * 1e3}, {"compute", b.compute * 1e3}, {"attention", b.attention * 1e3},
-          {"collectives", b.collectives * 1e3}, {"launch", b.launch * 1e3}, {"host", b.host * 1e3}};
+          {"collectives", b.collectives * 1e3}, {"all_to_all", b.all_to_all * 1e3}, {"launch", b.launch * 1e3}, {"host", b.host * 1e3}};
 }
 
 json collective_json(const CollectivePlan& c) {
@@ -38,7 +38,8 @@ json collective_json(const CollectivePlan& c) {
 }
 
 json config_json(const ConfigResult& c) {
-  json j = {{"name", c.name}, {"layout", c.layout}, {"tp", c.tp}, {"pp", c.pp}, {"gpu_model", c.gpu_model}, {"fits", c.memory.fits},
+  json j = {{"name", c.name}, {"layout", c.layout}, {"tp", c.tp}, {"pp", c.pp}, {"ep", c.ep}, {"attention_dp", c.attention_dp},
+            {"gpu_model", c.gpu_model}, {"fits", c.memory.fits},
             {"decode_step_ms", c.decode_step.total() * 1e3}, {"prefill_ms", c.prefill.total() * 1e3},
             {"decode_batch", c.decode_batch}, {"prompt_tokens", c.prompt_tokens},
             {"breakdown_ms", breakdown_json(c.decode_step)}, {"prefill_breakdown_ms", breakdown_json(c.prefill)},
@@ -49,6 +50,8 @@ json config_json(const ConfigResult& c) {
   if (!c.memory.fits) j["not_fitting_reason"] = c.memory.why;
   if (c.decode_collective) j["decode_all_reduce"] = collective_json(*c.decode_collective);
   if (c.prefill_collective) j["prefill_all_reduce"] = collective_json(*c.prefill_collective);
+  if (c.decode_all_to_all) j["decode_all_to_all"] = collective_json(*c.decode_all_to_all);
+  if (c.moe_imbalance) j["moe_imbalance"] = *c.moe_imbalance;
   if (c.requests_completed > 0) {
     j["ttft_ms"] = ms(c.ttft_s);
     j["tpot_ms"] = ms(c.tpot_s);
@@ -108,12 +111,15 @@ std::string render_table(const ScenarioResult& r) {
                        c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu, c.decode_step.total() * 1e3,
                        c.prefill.total() * 1e3, c.saturated ? "  saturated" : "");
   }
-  out += fmt::format("\n{:<{}} {:<7} {:>8} {:>9} {:>9} {:>11} {:>7}   (ms, one replica alone)\n", "breakdown", w, "", "weights",
-                     "compute", "attention", "collectives", "launch");
+  // The all-to-all column (MoE dispatch and combine) only where some configuration pays one.
+  const bool a2a = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.ep > 1; });
+  out += fmt::format("\n{:<{}} {:<7} {:>8} {:>9} {:>9} {:>11}{} {:>7}   (ms, one replica alone)\n", "breakdown", w, "", "weights",
+                     "compute", "attention", "collectives", a2a ? fmt::format(" {:>10}", "all-to-all") : "", "launch");
   for (const auto& c : r.configs) {
     for (const auto& [what, b] : {std::pair{"decode", c.decode_step}, std::pair{"prefill", c.prefill}})
-      out += fmt::format("{:<{}} {:<7} {:>8.3f} {:>9.3f} {:>9.3f} {:>11.3f} {:>7.3f}\n", c.name, w, what, b.weights * 1e3,
-                         b.compute * 1e3, b.attention * 1e3, b.collectives * 1e3, b.launch * 1e3);
+      out += fmt::format("{:<{}} {:<7} {:>8.3f} {:>9.3f} {:>9.3f} {:>11.3f}{} {:>7.3f}\n", c.name, w, what, b.weights * 1e3,
+                         b.compute * 1e3, b.attention * 1e3, b.collectives * 1e3, a2a ? fmt::format(" {:>10.3f}", b.all_to_all * 1e3) : "",
+                         b.launch * 1e3);
   }
   if (r.sweep_parameter) {
     out += fmt::format("\nsweep of {} ({}):\n", *r.sweep_parameter, r.sweep_unit);

@@ -7,7 +7,7 @@ const char* collective_op_name(CollectiveOp op) {
     case CollectiveOp::all_reduce: return "all_reduce";
     case CollectiveOp::all_gather: return "all_gather";
     case CollectiveOp::reduce_scatter: return "reduce_scatter";
-    case CollectiveOp::alltoall: return "alltoall";
+    case CollectiveOp::all_to_all: return "alltoall";
     case CollectiveOp::broadcast: return "broadcast";
     case CollectiveOp::reduce: return "reduce";
     case CollectiveOp::send_recv: return "send_recv";

@@ -8,10 +8,10 @@ namespace tpsim {
 
 // The collectives nccl-tests measures; the simulator generates all_reduce, all_gather,
 // reduce_scatter and send_recv (pipeline stages).
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, send_recv, gather, scatter };
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, gather, scatter };
 constexpr std::array<CollectiveOp, 9> ALL_COLLECTIVE_OPS{
     CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
-    CollectiveOp::alltoall,   CollectiveOp::broadcast,  CollectiveOp::reduce,
+    CollectiveOp::all_to_all,   CollectiveOp::broadcast,  CollectiveOp::reduce,
     CollectiveOp::send_recv,  CollectiveOp::gather,     CollectiveOp::scatter};
 // "all_reduce", "all_gather", ...: the nccl-tests binary name without `_perf`.
 const char* collective_op_name(CollectiveOp op);

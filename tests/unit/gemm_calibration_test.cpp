@@ -89,7 +89,7 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
   // QKV 38 + O 16 + gate/up 64 + down 38 = 156 us, 32 layers = 4.992 ms.
   double layer_gemms = 0;
   const StepOps decode = step_ops(model, 1, {{128, 1}});
-  for (const Op& op : decode.layer)
+  for (const Op& op : decode.layer())
     if (op.kind == OpKind::gemm) layer_gemms += op_time(op, measured);
   CHECK(layer_gemms * model.num_layers == doctest::Approx(32 * 156e-6).scale(0).epsilon(1e-9));
   // The step moves with the table, by exactly the GEMMs' measured minus roofline times (the
@@ -104,7 +104,7 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
 
   // Prefill of 512 tokens: the m=512 rows, whatever the roofline says.
   const StepOps prefill = step_ops(model, 1, {{0, 512}});
-  for (const Op& op : prefill.layer) {
+  for (const Op& op : prefill.layer()) {
     if (op.kind != OpKind::gemm) continue;
     CAPTURE(op.name);
     const auto row = std::find_if(table.points().begin(), table.points().end(), [&](const fit::GemmPoint& p) {

@@ -33,7 +33,7 @@ int count_ops(const StepOps& ops, OpKind kind, CollectiveOp op = CollectiveOp::a
 
 double layer_gemm_weight_bytes(const StepOps& ops) {
   double b = 0;
-  for (const Op& o : ops.layer) b += o.kind == OpKind::gemm ? o.weight_bytes : 0;
+  for (const Op& o : ops.layer()) b += o.kind == OpKind::gemm ? o.weight_bytes : 0;
   return b;
 }
 
@@ -84,7 +84,7 @@ TEST_CASE("parallel blocks: L all-reduces per step, not 2L; one kernel fewer per
     CAPTURE(name);
     const ModelCard m = card(name);
     const StepOps ops = step_ops(m, 2, decode);
-    CHECK(int(ops.layer.size()) == kernels);
+    CHECK(int(ops.layer().size()) == kernels);
     CHECK(count_ops(ops, OpKind::collective) == (m.parallel_block ? 1 : 2) * layers);
     CHECK(count_ops(ops, OpKind::collective, CollectiveOp::all_gather) == 1);  // the logits
     // With sequence parallelism each layer's one all-reduce is a reduce-scatter and an all-gather.
@@ -126,8 +126,8 @@ TEST_CASE("int4 AWQ: linear weights at 0.5 B per parameter plus an fp16 scale an
   CHECK(awq.weight_bytes() == doctest::Approx(bf16.weight_bytes() - 32 * linear * (2 - 0.5 - 2.5 / 128)).scale(0).epsilon(1e-12));
   // A decode step reads the quantised shards: QKV at TP=2 is 3072 x 4096 -> 3072 x 4096 x 0.5 + 3072 x 32 x 2.5 B.
   const StepOps ops = step_ops(awq, 2, {{128, 1}});
-  CHECK(ops.layer[1].weight_bytes == doctest::Approx(3072.0 * 4096 * 0.5 + 3072.0 * 32 * 2.5).scale(0));
-  CHECK(ops.layer[1].flops == doctest::Approx(2.0 * 3072 * 4096).scale(0));  // the GEMM's flops do not change
+  CHECK(ops.layer()[1].weight_bytes == doctest::Approx(3072.0 * 4096 * 0.5 + 3072.0 * 32 * 2.5).scale(0));
+  CHECK(ops.layer()[1].flops == doctest::Approx(2.0 * 3072 * 4096).scale(0));  // the GEMM's flops do not change
 }
 
 TEST_CASE("GPTQ int8 weight-only, MXFP4, NVFP4, block fp8: bytes per linear parameter and the compute type") {
@@ -158,7 +158,7 @@ TEST_CASE("an fp8 KV cache with 16-bit weights halves the KV bytes per token and
   CHECK(kv_bytes_per_token_rank(fp8, 2) == 32 * 2 * 4 * 128 * 1.0);
   CHECK(kv_bytes_per_token_rank(bf16, 2) == 2 * kv_bytes_per_token_rank(fp8, 2));
   // Attention over 4096 cached tokens reads (4096 + 1) x 2 x 512 x s_kv bytes of KV, plus q in and out (2 x 2048 x 2 B).
-  auto attention = [](const ModelCard& m) { return step_ops(m, 2, {{4096, 1}}).layer[2]; };
+  auto attention = [](const ModelCard& m) { return step_ops(m, 2, {{4096, 1}}).layer()[2]; };
   CHECK(attention(fp8).bytes == doctest::Approx(4097.0 * 2 * 512 * 1 + 2 * 2048 * 2).scale(0));
   CHECK(attention(bf16).bytes == doctest::Approx(4097.0 * 2 * 512 * 2 + 2 * 2048 * 2).scale(0));
 }

@@ -1,0 +1,30 @@
+# An EP replica's all-to-alls, run as SimGrid flows (--force-flows), take what the closed form
+# (the max-min solution over the same flows) says: every configuration of the Qwen3-30B-A3B
+# scenario (EP4 across the socket link, EP2 on NVLink pairs, TP and replicas) has the same TTFT
+# and TPOT p50 both ways, to 4 significant digits.
+foreach(mode closed flows)
+  set(args "")
+  if(mode STREQUAL "flows")
+    set(args --force-flows)
+  endif()
+  execute_process(COMMAND "${TPSIM}" scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml --quiet ${args} --json "${WORK_DIR}/ep_${mode}.json"
+                  WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${mode}: tpsim exit ${rc}: ${err}")
+  endif()
+  file(READ "${WORK_DIR}/ep_${mode}.json" text_${mode})
+endforeach()
+string(JSON n LENGTH "${text_closed}" configs)
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  foreach(metric ttft_ms tpot_ms)
+    string(JSON a GET "${text_closed}" configs ${i} ${metric} p50)
+    string(JSON b GET "${text_flows}" configs ${i} ${metric} p50)
+    string(SUBSTRING "${a}" 0 5 a)
+    string(SUBSTRING "${b}" 0 5 b)
+    if(NOT a STREQUAL b)
+      string(JSON name GET "${text_closed}" configs ${i} name)
+      message(FATAL_ERROR "${name}: ${metric} p50 ${a} closed form, ${b} as flows")
+    endif()
+  endforeach()
+endforeach()
