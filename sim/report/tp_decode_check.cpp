@@ -7,7 +7,7 @@
 namespace tpsim {
 
 double allreduce_size_B(const ModelCard& model, long tokens) {
-  for (const auto& op : step_ops(model, 2, {{0, tokens}}).layer)
+  for (const auto& op : step_ops(model, 2, {{0, tokens}}).layer())
     if (op.kind == OpKind::collective) return op.collective_bytes;
   return 0;
 }
