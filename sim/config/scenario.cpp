@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "disaggregation.hpp"
 #include "model_card.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
@@ -317,7 +318,8 @@ std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
 }
 
 ConfigSpec read_config(const YamlMap& m) {
-  m.check_keys({"name", "tp", "pp", "layout", "replicas"});
+  m.check_keys({"name", "tp", "pp", "layout", "replicas", "disaggregation"});
+  if (m.has("disaggregation")) return read_disaggregated_config(m);
   ConfigSpec c;
   c.where = location_of(m.file(), m.raw());
   const long tp = m.integer("tp");

@@ -13,6 +13,21 @@
 
 namespace tpsim {
 
+// One pool of a disaggregated configuration (config/disaggregation.hpp): its instances, each a
+// list of `tp` GPUs with its own scheduler.
+struct PoolSpec {
+  int tp = 1;                                   // GPUs per instance (every instance of a pool alike)
+  std::vector<std::vector<int>> instances;      // one GPU list per instance
+  std::vector<Location> instance_where;         // each instance's list, for errors found later
+};
+
+// Prefill/decode disaggregation (xPyD): requests prefill on a prefill instance, their KV cache
+// moves to a decode instance over the platform's links, and they decode there.
+struct DisaggregationSpec {
+  PoolSpec prefill, decode;
+  Location where;                               // the `disaggregation:` key
+};
+
 struct ConfigSpec {
   std::string name;
   int tp = 1;                               // tensor-parallel degree (GPUs per pipeline stage)
@@ -20,6 +35,9 @@ struct ConfigSpec {
   std::vector<std::vector<int>> layout;     // one GPU list per replica (empty until placed when auto)
   std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
   Location where;                           // for errors found later (e.g. GPU not in platform)
+  // Set for an xPyD configuration: `layout` then lists the prefill instances, then the decode
+  // instances, and `tp` is the decode pool's.
+  std::optional<DisaggregationSpec> disaggregation;
 };
 
 enum class LengthDist { fixed, uniform, lognormal };

@@ -12,6 +12,8 @@
 #include "config/platform_file.hpp"
 #include "engine.hpp"
 #include "model/placement.hpp"
+#include "pd_runner.hpp"
+#include "runner_parts.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -29,6 +31,7 @@ Inputs load_inputs(const Scenario& s) {
   in.platform = load_platform_file(s.platform_path);
   if (!s.calibration_path.empty()) in.calibration = std::make_unique<Calibration>(load_calibration(s.calibration_path));
   for (const auto& c : s.configs) {
+    if (c.disaggregation) validate_disaggregation(s, in.model, in.platform, c);
     try {
       check_tp(in.model, c.tp);
       stage_layers(in.model, c.pp);
@@ -57,6 +60,8 @@ Inputs load_inputs(const Scenario& s) {
   }
   return in;
 }
+
+}  // namespace
 
 MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s) {
   MemoryFit f;
@@ -108,6 +113,8 @@ const CollectivePlan* first_collective(const StepPlan& p) {
   return nullptr;
 }
 
+namespace {
+
 // Time average of the number of requests in the system over [from, to], by sweeping arrivals
 // (+1) and completions (-1) in time order.
 double time_average_in_system(const std::vector<RequestRecord>& records, double from, double to) {
@@ -142,6 +149,8 @@ bool queue_grows(std::vector<RequestRecord> records) {
   }
   return (last - first) / double(q) > median_service;
 }
+
+}  // namespace
 
 void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   std::vector<double> ttft, tpot, e2e, queue, itl;
@@ -190,8 +199,11 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   r.records = std::move(run.records);
 }
 
+namespace {
+
 ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c, const Topology& topo,
                         const CollectiveModel& cm, const RunOptions& opt) {
+  if (c.disaggregation) return run_disaggregated_config(s, {in.model, in.platform, in.calibration.get()}, c, topo, cm, opt);
   ConfigResult r;
   r.name = c.name;
   r.layout = c.layout;
