@@ -9,6 +9,8 @@ namespace {
 // GPU indices beyond any platform (as scenario.cpp's layout check).
 constexpr long MAX_GPU_INDEX = 1'000'000;
 
+std::string gpu_count(std::size_t n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
+
 std::vector<int> read_instance(const YamlMap& m, const YAML::Node& n, const std::string& pool) {
   if (!n.IsSequence() || n.size() == 0) m.fail(n, "each instance of the " + pool + " pool must be a non-empty list of GPU indices");
   std::vector<int> gpus;
@@ -33,9 +35,9 @@ PoolSpec read_pool(const YamlMap& m, const std::string& pool, int tp) {
     std::vector<int> gpus = read_instance(m, inst, pool);
     const int want = tp > 0 ? tp : p.instances.empty() ? int(gpus.size()) : p.tp;
     if (int(gpus.size()) != want)
-      m.fail(inst, tp > 0 ? fmt::format("this {} instance has {} GPUs but tp is {}", pool, gpus.size(), tp)
-                          : fmt::format("this {} instance has {} GPUs but the pool's first has {} (the instances of a pool share one TP)",
-                                        pool, gpus.size(), want));
+      m.fail(inst, tp > 0 ? fmt::format("this {} instance has {} but tp is {}", pool, gpu_count(gpus.size()), tp)
+                          : fmt::format("this {} instance has {} but the pool's first has {} (the instances of a pool share one TP)",
+                                        pool, gpu_count(gpus.size()), want));
     for (int g : gpus)
       if (!seen.insert(g).second) m.fail(inst, fmt::format("GPU {} is used twice in the {} pool", g, pool));
     p.tp = want;

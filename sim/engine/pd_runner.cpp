@@ -111,7 +111,8 @@ ConfigResult run_disaggregated_config(const Scenario& s, const RunnerInputs& in,
   r.gpu_model = in.platform.gpu(c.layout[0][0])->model;
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);
-  std::vector<Request> requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
+  // A closed batch is the reference decode batch: `batch` sequences per decode instance.
+  std::vector<Request> requests = generate_requests(s.workload, s.seed, int(d.decode.instances.size()));
   check_context(requests, in.model, s.workload);
   const std::vector<SequenceWork> decode_work(std::size_t(s.workload.batch), {r.prompt_tokens, 1}),
       prefill_work(std::size_t(s.workload.batch), {0, r.prompt_tokens});
