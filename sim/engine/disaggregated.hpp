@@ -17,7 +17,8 @@
 // * one actor per decode instance: decodes from the second token, its scheduler as a replica's
 //   (preemption recomputes the prompt there).
 // The first token reaches the user when its KV has reached the decode instance (it travels with
-// the KV, as in SGLang's PD and vLLM's toy proxy benchmarks, which count the transfer in TTFT).
+// the KV; vLLM's disaggregated-prefill benchmark counts the transfer in TTFT the same way by
+// taking the first token from the decode instance, vllm-project/vllm#6170).
 #pragma once
 #include <vector>
 
