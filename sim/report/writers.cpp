@@ -220,12 +220,15 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
 
 std::string render_markdown(const ScenarioResult& r) {
   std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective);
-  md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& c : r.configs)
-    md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} |\n", c.name, layout_text(c.layout), c.tp,
+  const bool pd = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.disaggregation.has_value(); });
+  md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |";
+  md += pd ? " KV transfer p50 (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n" : "\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : r.configs) {
+    const std::string kv = !pd ? "" : c.disaggregation ? fmt::format(" {:.2f} |", c.disaggregation->kv_transfer_s.p50 * 1e3) : " - |";
+    md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} |{}\n", c.name, layout_text(c.layout), tp_text(c),
                       c.memory.fits ? "yes" : "no", c.ttft_s.p50 * 1e3, c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu,
-                      c.decode_step.total() * 1e3, c.prefill.total() * 1e3);
+                      c.decode_step.total() * 1e3, c.prefill.total() * 1e3, kv);
+  }
   md += fmt::format("\n## Verdict: {}\n\n{}\n\n## How the numbers come about\n\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
   for (const auto& line : r.derivation) md += "- " + line + "\n";
   md += "\nCollective time = latency + bus bytes / bus bandwidth, bus bytes = S · 2(N−1)/N for an all-reduce "
