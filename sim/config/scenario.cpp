@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "disaggregation.hpp"
 #include "model_card.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
@@ -386,7 +387,8 @@ void read_expert_parallel(const YamlMap& m, ConfigSpec& c) {
 }
 
 ConfigSpec read_config(const YamlMap& m, const EngineSpec& scenario_engine) {
-  m.check_keys({"name", "tp", "pp", "ep", "moe_imbalance", "layout", "replicas", "engine"});
+  m.check_keys({"name", "tp", "pp", "ep", "moe_imbalance", "layout", "replicas", "engine", "disaggregation"});
+  if (m.has("disaggregation")) return read_disaggregated_config(m);
   ConfigSpec c;
   c.where = location_of(m.file(), m.raw());
   if (m.has("engine")) c.engine = read_engine(m.file(), m.node("engine"), scenario_engine);

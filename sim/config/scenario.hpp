@@ -28,6 +28,21 @@ struct EngineSpec {
   std::optional<double> graph_launch_s;    // per graph launch (default: GPU datasheet)
 };
 
+// One pool of a disaggregated configuration (config/disaggregation.hpp): its instances, each a
+// list of `tp` GPUs with its own scheduler.
+struct PoolSpec {
+  int tp = 1;                                   // GPUs per instance (every instance of a pool alike)
+  std::vector<std::vector<int>> instances;      // one GPU list per instance
+  std::vector<Location> instance_where;         // each instance's list, for errors found later
+};
+
+// Prefill/decode disaggregation (xPyD): requests prefill on a prefill instance, their KV cache
+// moves to a decode instance over the platform's links, and they decode there.
+struct DisaggregationSpec {
+  PoolSpec prefill, decode;
+  Location where;                               // the `disaggregation:` key
+};
+
 struct ConfigSpec {
   std::string name;
   int tp = 1;                               // tensor-parallel degree (GPUs per pipeline stage)
@@ -41,6 +56,9 @@ struct ConfigSpec {
   std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
   std::optional<EngineSpec> engine;         // this configuration's engine, when it sets its own (else the scenario's)
   Location where;                           // for errors found later (e.g. GPU not in platform)
+  // Set for an xPyD configuration: `layout` then lists the prefill instances, then the decode
+  // instances, and `tp` is the decode pool's.
+  std::optional<DisaggregationSpec> disaggregation;
 };
 
 enum class LengthDist { fixed, uniform, lognormal };

@@ -1,4 +1,5 @@
 #include "engine.hpp"
+#include "step_env.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -30,25 +31,22 @@ sg4::Engine& engine() {
   return *the_engine;
 }
 
-struct Shared {
-  const RunSpec* spec;
+struct Shared : StepEnv {
   std::vector<ReplicaScheduler> schedulers;
   std::vector<sg4::SemaphorePtr> wake;
   std::vector<bool> flows;   // per replica: run collectives as flows
   sg4::SemaphorePtr all_done;
   long remaining = 0;
-  double start = 0;
-  RunResult result;
   long rr_next = 0;
 };
 
-void trace_on_gpus(Shared& sh, const std::vector<int>& gpus, const std::string& name, double start, double duration) {
+void trace_on_gpus(StepEnv& sh, const std::vector<int>& gpus, const std::string& name, double start, double duration) {
   for (int g : gpus)
     sh.spec->trace->add({sh.spec->trace_process, "GPU " + std::to_string(g), name, start - sh.start, duration});
 }
 
 // Runs the collective's bandwidth part as SimGrid flows; traced per link when asked.
-void run_flows(const CollectivePlan& c, Shared& sh) {
+void run_flows(const CollectivePlan& c, StepEnv& sh) {
   std::vector<sg4::CommPtr> comms;
   for (const auto& f : c.flows) {
     auto* src = sg4::Host::by_name(f.leg.src_host);
@@ -69,7 +67,7 @@ void run_flows(const CollectivePlan& c, Shared& sh) {
 
 // Executes a step segment by segment: compute, then the collective (latency, then flows or the
 // closed-form bandwidth time). Op by op when tracing.
-void run_segments(const std::vector<Segment>& segs, Shared& sh, const std::vector<int>& gpus, bool flows) {
+void run_segments(const std::vector<Segment>& segs, StepEnv& sh, const std::vector<int>& gpus, bool flows) {
   const bool trace = sh.spec->trace != nullptr;
   for (const auto& seg : segs) {
     if (trace) {
@@ -105,14 +103,7 @@ void replica_actor(Shared* sh, int r) {
     }
     const StepPlan plan =
         plan_step(step_ops(*spec.model, spec.parallel, step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
-    if (sh->flows[r] || spec.trace) {
-      plan.for_each([&](const std::vector<Segment>& segs, int times) {
-        for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);
-      });
-      if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
-    } else {
-      sg4::this_actor::sleep_for(plan.closed_form_s());
-    }
+    execute_step(plan, *sh, gpus, sh->flows[r]);
     ++sh->result.steps;
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
@@ -171,6 +162,17 @@ void arrival_actor(Shared* sh) {
 }
 
 }  // namespace
+
+void execute_step(const StepPlan& plan, StepEnv& env, const std::vector<int>& gpus, bool flows) {
+  if (!flows && !env.spec->trace) {
+    sg4::this_actor::sleep_for(plan.closed_form_s());
+    return;
+  }
+  plan.for_each([&](const std::vector<Segment>& segs, int times) {
+    for (int i = 0; i < times; ++i) run_segments(segs, env, gpus, flows);
+  });
+  if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
+}
 
 void engine_load_platform(const std::string& platform_file, const Topology& topology) {
   auto& e = engine();

@@ -14,6 +14,8 @@
 #include "engine.hpp"
 #include "model/parallelism.hpp"
 #include "model/placement.hpp"
+#include "pd_runner.hpp"
+#include "runner_parts.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -31,6 +33,7 @@ Inputs load_inputs(const Scenario& s) {
   in.platform = load_platform_file(s.platform_path);
   if (!s.calibration_path.empty()) in.calibration = std::make_unique<Calibration>(load_calibration(s.calibration_path));
   for (const auto& c : s.configs) {
+    if (c.disaggregation) validate_disaggregation(s, in.model, in.platform, c);
     try {
       check_tp(in.model, c.tp);
       stage_layers(in.model, c.pp);
@@ -65,6 +68,8 @@ Inputs load_inputs(const Scenario& s) {
   }
   return in;
 }
+
+}  // namespace
 
 // Memory per GPU. With attention data parallelism the replica's reference batch is split over
 // its ep / tp attention groups, each with its own KV cache: the replica's blocks are theirs summed.
@@ -116,12 +121,14 @@ void check_context(const std::vector<Request>& requests, const ModelCard& m, con
 }
 
 // The first collective of the first stage's layers of kind `op` (all_to_all), or of any other kind.
-const CollectivePlan* first_collective(const StepPlan& p, bool all_to_all = false) {
+const CollectivePlan* first_collective(const StepPlan& p, bool all_to_all) {
   for (const auto& run : p.stage_layer.front())
     for (const auto& seg : run.segments)
       if (seg.collective && (seg.collective->op == CollectiveOp::all_to_all) == all_to_all) return seg.collective;
   return nullptr;
 }
+
+namespace {
 
 void describe_expert_parallelism(ConfigResult& r, const ModelCard& m, const ConfigSpec& c, const Parallelism& par) {
   r.ep = par.ep;
@@ -164,6 +171,8 @@ bool queue_grows(std::vector<RequestRecord> records) {
   }
   return (last - first) / double(q) > median_service;
 }
+
+}  // namespace
 
 void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   std::vector<double> ttft, tpot, e2e, queue, itl;
@@ -212,8 +221,11 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   r.records = std::move(run.records);
 }
 
+namespace {
+
 ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c, const Topology& topo,
                         const CollectiveModel& cm, const RunOptions& opt) {
+  if (c.disaggregation) return run_disaggregated_config(s, {in.model, in.platform, in.calibration.get()}, c, topo, cm, opt);
   ConfigResult r;
   r.name = c.name;
   r.layout = c.layout;

@@ -26,6 +26,20 @@ struct MemoryFit {
   std::string why;            // when it does not fit
 };
 
+// A disaggregated (xPyD) configuration's pools and KV transfers (engine/pd_runner.cpp).
+struct DisaggregationResult {
+  std::vector<std::vector<int>> prefill, decode;  // instances' GPUs
+  int prefill_tp = 1, decode_tp = 1;
+  MemoryFit prefill_memory, decode_memory;        // per GPU of each pool
+  double kv_bytes_per_token = 0;    // moved per prompt token, all shards (model/kv_transfer.hpp)
+  double reference_kv_B = 0;        // the reference prompt's KV
+  double reference_transfer_s = 0;  // its transfer from the first prefill to the first decode instance, alone
+  PathClass path_class = PathClass::NVL;  // worst path a transfer takes (first instances)
+  bool staged = false;
+  Percentiles kv_transfer_s;        // per request: the transfer (latency + flows)
+  Percentiles kv_wait_s;            // per request: end of prefill until the decode instance had room
+};
+
 struct ConfigResult {
   std::string name;
   std::vector<std::vector<int>> layout;
@@ -59,6 +73,7 @@ struct ConfigResult {
   bool saturated = false;
   bool shared_links = false;
   long flow_collectives = 0;
+  std::optional<DisaggregationResult> disaggregation;  // set for an xPyD configuration
   std::vector<RequestRecord> records;
 };
 

@@ -30,6 +30,26 @@ void ReplicaScheduler::enqueue(const Request& r) {
   waiting_.push_back(s);
 }
 
+bool ReplicaScheduler::reserve_prefilled(const Request& r) {
+  const long need = blocks_for(r.prompt_tokens + 1);
+  if (!waiting_.empty() || long(running_.size()) + reserved_ >= spec_.max_num_seqs || used_blocks_ + need > kv_blocks_) return false;
+  used_blocks_ += need;
+  ++reserved_;
+  return true;
+}
+
+void ReplicaScheduler::start_prefilled(const Request& r, const RequestRecord& rec, double now) {
+  --reserved_;
+  Seq s;
+  s.req = r;
+  s.rec = rec;
+  s.computed = r.prompt_tokens;
+  s.generated = 1;
+  s.blocks = blocks_for(r.prompt_tokens + 1);
+  s.last_token_s = now;
+  running_.push_back(std::move(s));
+}
+
 bool ReplicaScheduler::grow(Seq& s, long tokens) {
   const long need = blocks_for(tokens) - s.blocks;
   if (need <= 0) return true;

@@ -30,6 +30,10 @@ struct RequestRecord {
   long prompt_tokens = 0, output_tokens = 0;
   int preemptions = 0;
   double max_itl_s = 0;  // longest gap between two tokens
+  // Disaggregated serving: the prefill instance, and the KV transfer to the decode instance.
+  int prefill_replica = -1;
+  double kv_wait_s = 0;      // from the end of the prefill until the decode instance had room for the KV
+  double kv_transfer_s = 0;  // the transfer itself
 };
 
 struct KvBlockShape {
@@ -53,7 +57,18 @@ public:
   // Advances the sequences of `step`, which ended at `now`; finished requests go to `done`.
   void finish_step(const Step& step, double now, int replica, std::vector<RequestRecord>& done);
 
-  long outstanding() const { return long(waiting_.size() + running_.size()); }
+  // Disaggregated serving (engine/disaggregated.cpp). A prefill instance keeps a finished
+  // prompt's blocks until its KV has left (hold, then release). A decode instance reserves room
+  // for a request whose KV is on its way — its prompt plus the first token, which the prefill
+  // produced — when blocks and a sequence slot are free and no preempted sequence waits; when the
+  // KV has arrived, the request decodes from its second token.
+  void hold_blocks(long blocks) { used_blocks_ += blocks; }
+  void release_blocks(long blocks) { used_blocks_ -= blocks; }
+  long blocks_for_tokens(long tokens) const { return blocks_for(tokens); }
+  bool reserve_prefilled(const Request& r);
+  void start_prefilled(const Request& r, const RequestRecord& rec, double now);
+
+  long outstanding() const { return long(waiting_.size() + running_.size()) + reserved_; }
   double kv_usage() const { return kv_blocks_ ? double(used_blocks_) / double(kv_blocks_) : 0; }
   long preemptions() const { return preemptions_; }
   bool idle() const { return waiting_.empty() && running_.empty(); }
@@ -79,6 +94,7 @@ private:
   KvBlockShape shape_;
   long used_blocks_ = 0;
   long preemptions_ = 0;
+  long reserved_ = 0;  // sequences whose KV is on its way (disaggregated decode)
   std::deque<Seq> waiting_;
   std::vector<Seq> running_;
 };

@@ -40,6 +40,20 @@ std::string breakdown_line(const Breakdown& b) {
                      b.host > 0 ? fmt::format(" + host {:.3f}", b.host * 1e3) : "", b.total() * 1e3);
 }
 
+// A disaggregated configuration's KV transfer: bytes, time alone, under load, and what it buys.
+std::string describe_kv_transfer(const ConfigResult& c) {
+  const DisaggregationResult& d = *c.disaggregation;
+  std::string s = fmt::format("{}: {} prefill x TP={} -> {} decode x TP={}; KV transfer of {} tokens x {} B = {} per request over {}{}: "
+                              "{} alone (bytes / bandwidth + latency)",
+                              c.name, d.prefill.size(), d.prefill_tp, d.decode.size(), d.decode_tp, c.prompt_tokens, d.kv_bytes_per_token,
+                              format_size(d.reference_kv_B), path_class_name(d.path_class), d.staged ? " (host-staged)" : "",
+                              format_time(d.reference_transfer_s));
+  if (c.requests_completed > 0)
+    s += fmt::format("; under load p50 {} (p99 {}), waiting for decode room p50 {}; longest gap between two tokens p99 {:.1f} ms",
+                     format_time(d.kv_transfer_s.p50), format_time(d.kv_transfer_s.p99), format_time(d.kv_wait_s.p50), c.itl_max_s.p99 * 1e3);
+  return s;
+}
+
 }  // namespace
 
 void explain(ScenarioResult& r) {
@@ -99,6 +113,7 @@ void explain(ScenarioResult& r) {
     r.derivation.push_back(fmt::format("{}: memory per GPU: weights {:.2f} GB + activations {:.2f} GB; KV cache {} blocks; {}", c.name,
                                        c.memory.weights_B / 1e9, c.memory.activations_B / 1e9, c.memory.kv_blocks,
                                        c.memory.fits ? "fits" : "does NOT fit: " + c.memory.why));
+    if (c.disaggregation) r.derivation.push_back(describe_kv_transfer(c));
     for (const auto& n : c.notes) r.derivation.push_back(c.name + ": " + n);
   }
 }

@@ -37,6 +37,22 @@ json collective_json(const CollectivePlan& c) {
           {"algbw_GBps", c.algbw_Bps() / 1e9}, {"busbw_GBps", c.busbw_Bps() / 1e9}};
 }
 
+// An xPyD configuration's pools and transfers: `disaggregation` and `kv_transfer_ms` (design.md).
+void add_disaggregation(json& j, const ConfigResult& c) {
+  const DisaggregationResult& d = *c.disaggregation;
+  auto memory = [](const MemoryFit& m) {
+    return json{{"weights", m.weights_B / 1e9}, {"activations", m.activations_B / 1e9}, {"capacity", m.capacity_B / 1e9}, {"kv_blocks", m.kv_blocks}};
+  };
+  j["disaggregation"] = {{"prefill", d.prefill}, {"decode", d.decode}, {"prefill_tp", d.prefill_tp}, {"decode_tp", d.decode_tp},
+                         {"transfer", "whole request after its prefill"}, {"kv_bytes_per_token", d.kv_bytes_per_token},
+                         {"reference_kv_B", d.reference_kv_B}, {"reference_transfer_ms", d.reference_transfer_s * 1e3},
+                         {"path_class", path_class_name(d.path_class)}, {"host_staged", d.staged},
+                         {"memory_GB", {{"prefill", memory(d.prefill_memory)}, {"decode", memory(d.decode_memory)}}}};
+  if (c.requests_completed == 0) return;
+  j["kv_transfer_ms"] = ms(d.kv_transfer_s);
+  j["kv_wait_ms"] = ms(d.kv_wait_s);
+}
+
 json config_json(const ConfigResult& c) {
   json j = {{"name", c.name}, {"layout", c.layout}, {"tp", c.tp}, {"pp", c.pp}, {"ep", c.ep}, {"attention_dp", c.attention_dp},
             {"gpu_model", c.gpu_model}, {"fits", c.memory.fits},
@@ -70,6 +86,7 @@ json config_json(const ConfigResult& c) {
     j["preemptions"] = c.preemptions;
     j["shared_links"] = c.shared_links;
   }
+  if (c.disaggregation) add_disaggregation(j, c);
   j["requests_completed"] = c.requests_completed;
   j["requests_dropped"] = c.requests_dropped;
   return j;
@@ -92,24 +109,32 @@ json configs_json(const std::vector<ConfigResult>& v) {
   return a;
 }
 
+// "8", or "1/4" (prefill/decode TP) for a disaggregated configuration.
+std::string tp_text(const ConfigResult& c) {
+  return c.disaggregation ? fmt::format("{}/{}", c.disaggregation->prefill_tp, c.disaggregation->decode_tp) : std::to_string(c.tp);
+}
+
 }  // namespace
 
 std::string render_table(const ScenarioResult& r) {
   std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file);
   std::size_t w = 13;
   for (const auto& c : r.configs) w = std::max(w, c.name.size());
-  out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}\n", "configuration", w, "TP", "TTFT p50", "TPOT p50",
-                     "e2e p50", "tok/s/GPU", "decode", "prefill");
-  out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}\n", "", w, "", "(ms)", "(ms)", "(ms)", "(output)",
-                     "step (ms)", "(ms)");
+  // A column for the KV transfer when some configuration is disaggregated (TP then reads prefill/decode).
+  const bool pd = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.disaggregation.has_value(); });
+  out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}{}\n", "configuration", w, "TP", "TTFT p50", "TPOT p50",
+                     "e2e p50", "tok/s/GPU", "decode", "prefill", pd ? fmt::format(" {:>12}", "KV transfer") : "");
+  out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}{}\n", "", w, "", "(ms)", "(ms)", "(ms)", "(output)",
+                     "step (ms)", "(ms)", pd ? fmt::format(" {:>12}", "p50 (ms)") : "");
   for (const auto& c : r.configs) {
     if (!c.memory.fits) {
-      out += fmt::format("{:<{}} {:>3} does not fit: {}\n", c.name, w, c.tp, c.memory.why);
+      out += fmt::format("{:<{}} {:>3} does not fit: {}\n", c.name, w, tp_text(c), c.memory.why);
       continue;
     }
-    out += fmt::format("{:<{}} {:>3} {:>10.1f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.2f} {:>9.1f}{}\n", c.name, w, c.tp, c.ttft_s.p50 * 1e3,
+    const std::string kv = !pd ? "" : c.disaggregation ? fmt::format(" {:>12.2f}", c.disaggregation->kv_transfer_s.p50 * 1e3) : fmt::format(" {:>12}", "-");
+    out += fmt::format("{:<{}} {:>3} {:>10.1f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.2f} {:>9.1f}{}{}\n", c.name, w, tp_text(c), c.ttft_s.p50 * 1e3,
                        c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu, c.decode_step.total() * 1e3,
-                       c.prefill.total() * 1e3, c.saturated ? "  saturated" : "");
+                       c.prefill.total() * 1e3, kv, c.saturated ? "  saturated" : "");
   }
   // The all-to-all column (MoE dispatch and combine) only where some configuration pays one.
   const bool a2a = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.ep > 1; });
@@ -201,12 +226,15 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
 
 std::string render_markdown(const ScenarioResult& r) {
   std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective);
-  md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& c : r.configs)
-    md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} |\n", c.name, layout_text(c.layout), c.tp,
+  const bool pd = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.disaggregation.has_value(); });
+  md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |";
+  md += pd ? " KV transfer p50 (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n" : "\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : r.configs) {
+    const std::string kv = !pd ? "" : c.disaggregation ? fmt::format(" {:.2f} |", c.disaggregation->kv_transfer_s.p50 * 1e3) : " - |";
+    md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} |{}\n", c.name, layout_text(c.layout), tp_text(c),
                       c.memory.fits ? "yes" : "no", c.ttft_s.p50 * 1e3, c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu,
-                      c.decode_step.total() * 1e3, c.prefill.total() * 1e3);
+                      c.decode_step.total() * 1e3, c.prefill.total() * 1e3, kv);
+  }
   md += fmt::format("\n## Verdict: {}\n\n{}\n\n## How the numbers come about\n\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
   for (const auto& line : r.derivation) md += "- " + line + "\n";
   md += "\nCollective time = latency + bus bytes / bus bandwidth, bus bytes = S · 2(N−1)/N for an all-reduce "

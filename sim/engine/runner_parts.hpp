@@ -1,0 +1,21 @@
+// Pieces of the scenario runner (scenario_runner.cpp) that the disaggregated runner
+// (pd_runner.cpp) shares. Engine-internal.
+#pragma once
+#include <vector>
+
+#include "engine.hpp"
+#include "model/results.hpp"
+
+namespace tpsim {
+
+// Memory per GPU of configuration `c` (its tp and pp) for the scenario's reference workload.
+MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s);
+// Refuses requests beyond the model's context window (InputError at the workload's lengths).
+void check_context(const std::vector<Request>& requests, const ModelCard& m, const WorkloadSpec& w);
+// The first collective of a step's first layer (nullptr when it has none).
+// The first collective of the first stage's layers of kind all_to_all, or of any other kind.
+const CollectivePlan* first_collective(const StepPlan& p, bool all_to_all = false);
+// Serving metrics of a run; moves its records into `r`.
+void summarize(ConfigResult& r, RunResult&& run, const Scenario& s);
+
+}  // namespace tpsim
