@@ -7,6 +7,7 @@
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
+#include "report/search_report.hpp"
 #include "report/svg_plot.hpp"
 #include "report/trace_json.hpp"
 #include "report/writers.hpp"
@@ -55,6 +56,7 @@ int run_scenario_command(int argc, char** argv) {
   if (!plot_dir.empty()) {
     std::filesystem::create_directories(plot_dir);
     for (const auto& [file, svg] : sweep_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
+    for (const auto& [file, svg] : search_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
   }
   std::cout << render_table(result);
   return 0;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "model_card.hpp"
+#include "scenario_search.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
@@ -374,7 +375,7 @@ void apply_sweep_value(Scenario& s, const std::string& parameter, double value) 
 Scenario load_scenario(const std::string& path) {
   YamlMap m(path, load_yaml_file(path), "a scenario");
   m.check_keys({"name", "description", "platform", "model", "calibration", "dtype", "kv_cache_dtype", "seed", "configs", "workload",
-                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep"});
+                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep", "search"});
   Scenario s;
   s.file = path;
   s.name = m.str_or("name", std::filesystem::path(path).stem().string());
@@ -395,10 +396,13 @@ Scenario load_scenario(const std::string& path) {
   const long seed = m.integer_or("seed", 1);
   if (seed < 0) m.fail(m.node("seed"), "'seed' must be >= 0");
   s.seed = static_cast<std::uint64_t>(seed);
+  s.search = read_configs_auto(m);
   YAML::Node configs = m.node("configs");
-  if (!configs.IsSequence() || configs.size() == 0) m.fail(configs, "'configs' must be a non-empty list of configurations");
+  if (!s.search && (!configs.IsSequence() || configs.size() == 0))
+    m.fail(configs, "'configs' must be a non-empty list of configurations, or 'auto' (every split of the GPUs)");
   std::set<std::string> names;
-  for (const auto& c : configs) {
+  for (std::size_t i = 0; !s.search && i < configs.size(); ++i) {
+    const YAML::Node c = configs[i];
     s.configs.push_back(read_config(YamlMap(path, c, "a configuration")));
     if (!names.insert(s.configs.back().name).second) m.fail(c, "two configurations are named '" + s.configs.back().name + "'");
   }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <set>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -40,7 +42,16 @@ struct Shared {
   double start = 0;
   RunResult result;
   long rr_next = 0;
+  // Fast-forward: the engine time of the next arrival (infinity after the last one), and the
+  // latest completion so far (a replica's own clock may run ahead of the engine's).
+  double next_arrival = std::numeric_limits<double>::infinity();
+  double latest_finish = 0;
 };
+
+// Brings the engine's clock up to a replica's own clock (no-op when they agree).
+void catch_up(double clock) {
+  if (clock > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(clock);
+}
 
 void trace_on_gpus(Shared& sh, const std::vector<int>& gpus, const std::string& name, double start, double duration) {
   for (int g : gpus)
@@ -92,31 +103,48 @@ void run_segments(const std::vector<Segment>& segs, Shared& sh, const std::vecto
   }
 }
 
+// A replica's loop. Fast-forward: a step that runs in closed form (no flows, no trace) and ends
+// before the next arrival cannot be observed by anything else — other replicas share no link
+// with it, and only an arrival reads its state (the router) or adds to its queue — so it runs
+// without a SimGrid event: the replica's own clock `now` advances, and the engine's catches up
+// before anything can see the difference (a step that reaches the next arrival, flows, waiting
+// for work, the last completion). Stepping one event per step gives the same records
+// (tests/engine/fast_forward_test.cpp).
 void replica_actor(Shared* sh, int r) {
   ReplicaScheduler& sched = sh->schedulers[r];
   const RunSpec& spec = *sh->spec;
   const auto& gpus = spec.replicas[r].gpus;
+  const bool may_skip = spec.fast_forward && !sh->flows[r] && !spec.trace;
   ReplicaScheduler::Step step;
   std::vector<RequestRecord> done;
+  double now = sg4::Engine::get_clock();
   while (true) {
-    if (!sched.next_step(step, sg4::Engine::get_clock() - sh->start)) {
+    if (!sched.next_step(step, now - sh->start)) {
+      catch_up(now);
       sh->wake[r]->acquire();
+      now = sg4::Engine::get_clock();
       continue;
     }
     const StepPlan plan =
         plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp, spec.sequence_parallel), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
     if (sh->flows[r] || spec.trace) {
+      catch_up(now);
       plan.for_each([&](const std::vector<Segment>& segs, int times) {
         for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);
       });
       if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
+      now = sg4::Engine::get_clock();
+    } else if (const double t = plan.closed_form_s(); may_skip && now + t < sh->next_arrival) {
+      now += t;
     } else {
-      sg4::this_actor::sleep_for(plan.closed_form_s());
+      catch_up(now);
+      sg4::this_actor::sleep_for(t);
+      now = sg4::Engine::get_clock();
     }
     ++sh->result.steps;
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
-    sched.finish_step(step, sg4::Engine::get_clock() - sh->start, r, done);
+    sched.finish_step(step, now - sh->start, r, done);
     for (auto& rec : done) {
       if (spec.trace)
         spec.trace->add({spec.trace_process, "requests (replica " + std::to_string(r) + ")",
@@ -125,8 +153,12 @@ void replica_actor(Shared* sh, int r) {
                          rec.arrival_s, rec.finish_s - rec.arrival_s});
       sh->result.records.push_back(rec);
     }
+    if (!done.empty()) sh->latest_finish = std::max(sh->latest_finish, now);
     sh->remaining -= long(done.size());
-    if (sh->remaining == 0 && !done.empty()) sh->all_done->release();
+    if (sh->remaining == 0 && !done.empty()) {
+      catch_up(sh->latest_finish);
+      sh->all_done->release();
+    }
   }
 }
 
@@ -151,6 +183,7 @@ void arrival_actor(Shared* sh) {
   std::set<int> woken;
   for (std::size_t i = 0; i < reqs.size();) {
     const double at = sh->start + reqs[i].arrival_s;
+    sh->next_arrival = at;
     if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
     woken.clear();
     for (const double instant = reqs[i].arrival_s; i < reqs.size() && reqs[i].arrival_s == instant; ++i) {
@@ -163,6 +196,7 @@ void arrival_actor(Shared* sh) {
       sh->schedulers[r].enqueue(reqs[i]);
       woken.insert(r);
     }
+    sh->next_arrival = i < reqs.size() ? sh->start + reqs[i].arrival_s : std::numeric_limits<double>::infinity();
     for (int r : woken) sh->wake[r]->release();
   }
   if (sh->remaining > 0) sh->all_done->acquire();
@@ -213,11 +247,16 @@ RunResult engine_run(const RunSpec& spec) {
     sh->result.shared_links = sh->result.shared_links || shared;
   }
   if (spec.requests.empty()) return {};
+  sh->next_arrival = sh->start + spec.requests.front().arrival_s;
   auto* host0 = sg4::Host::by_name(spec.collectives->topology().platform().gpu(spec.replicas[0].gpus[0])->host);
   for (std::size_t r = 0; r < spec.replicas.size(); ++r)
     sg4::Actor::create("replica" + std::to_string(r), host0, replica_actor, sh.get(), int(r))->daemonize();
   sg4::Actor::create("arrivals", host0, arrival_actor, sh.get());
   e.run();
+  // Completion order, ties by replica and request: the same whether or not replicas fast-forwarded.
+  std::stable_sort(sh->result.records.begin(), sh->result.records.end(), [](const RequestRecord& a, const RequestRecord& b) {
+    return std::tie(a.finish_s, a.replica, a.id) < std::tie(b.finish_s, b.replica, b.id);
+  });
   return std::move(sh->result);
 }
 

@@ -69,6 +69,26 @@ struct Crossover {
   std::string from, to;
 };
 
+// `configs: auto` (search_summary.hpp): one operating point per configuration and load.
+struct ParetoPoint {
+  std::string config;
+  std::optional<double> rate_req_s;  // the swept arrival rate, when the scenario sweeps workload.rate
+  double tok_s_per_gpu = 0;          // output tokens per second per GPU
+  double tok_s_per_user = 0;         // 1 / TPOT p50: output tokens per second one request sees
+  int gpus = 0;
+};
+
+struct SearchSummary {
+  std::vector<std::size_t> ranking;  // indices into ScenarioResult::configs, best first
+  std::vector<ParetoPoint> pareto;   // the non-dominated points, by tok_s_per_user
+  std::vector<ParetoPoint> points;   // every point the frontier was drawn from
+  std::string pareto_basis;          // which points: within the SLOs, or (none within) all that fit
+  std::vector<std::string> notes;    // degrees left out, and why; what the ranking means
+  bool fewest_gpus_mode = false;
+  std::string fewest_gpus_config;    // "" = no split meets the SLOs
+  int fewest_gpus = 0;
+};
+
 struct ScenarioResult {
   std::string scenario;
   std::string model_name;
@@ -88,9 +108,17 @@ struct ScenarioResult {
   // With SLOs: per configuration, the highest swept value at which it meets every SLO at p99
   // and is not saturated (nullopt: at none).
   std::vector<std::pair<std::string, std::optional<double>>> highest_within_slo;
+  std::optional<SearchSummary> search;   // `configs: auto`
 };
 
 // Whether a configuration meets every SLO at p99 and keeps up with its arrivals.
 bool within_slo(const ConfigResult& c, const SloSpec& slo);
+
+// The objective's value of a configuration, lower is better; infinity when it does not fit or
+// completed nothing.
+double objective_score(const ConfigResult& r, Objective o);
+
+// GPUs a configuration uses (all replicas).
+int gpus_of(const ConfigResult& c);
 
 }  // namespace tpsim
