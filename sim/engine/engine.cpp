@@ -42,16 +42,18 @@ struct Shared {
   double start = 0;
   RunResult result;
   long rr_next = 0;
-  // Fast-forward: the engine time of the next arrival (infinity after the last one), and the
-  // latest completion so far (a replica's own clock may run ahead of the engine's).
+  // Times since `start`, as the requests and records count them. Fast-forward: the next arrival
+  // (infinity after the last one) and the latest completion so far (a replica's own clock may
+  // run ahead of the engine's); the latest arrivals' instant, exactly as the requests say.
   double next_arrival = std::numeric_limits<double>::infinity();
   double latest_finish = 0;
+  double arrived = 0;
+  double now() const { return sg4::Engine::get_clock() - start; }
+  // Brings the engine's clock up to a replica's own clock (no-op when they agree).
+  void catch_up(double clock) const {
+    if (start + clock > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(start + clock);
+  }
 };
-
-// Brings the engine's clock up to a replica's own clock (no-op when they agree).
-void catch_up(double clock) {
-  if (clock > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(clock);
-}
 
 void trace_on_gpus(Shared& sh, const std::vector<int>& gpus, const std::string& name, double start, double duration) {
   for (int g : gpus)
@@ -108,7 +110,9 @@ void run_segments(const std::vector<Segment>& segs, Shared& sh, const std::vecto
 // with it, and only an arrival reads its state (the router) or adds to its queue — so it runs
 // without a SimGrid event: the replica's own clock `now` advances, and the engine's catches up
 // before anything can see the difference (a step that reaches the next arrival, flows, waiting
-// for work, the last completion). Stepping one event per step gives the same records
+// for work, the last completion). In both modes a replica's clock is the sum of its step times
+// since it last waited (the engine's clock, advanced by several sleeps at once, can differ from
+// it in the last bits), so stepping one event per step gives the same records, bit for bit
 // (tests/engine/fast_forward_test.cpp).
 void replica_actor(Shared* sh, int r) {
   ReplicaScheduler& sched = sh->schedulers[r];
@@ -117,34 +121,34 @@ void replica_actor(Shared* sh, int r) {
   const bool may_skip = spec.fast_forward && !sh->flows[r] && !spec.trace;
   ReplicaScheduler::Step step;
   std::vector<RequestRecord> done;
-  double now = sg4::Engine::get_clock();
+  double now = sh->now();  // since the run's start: the same sums whenever a run starts
   while (true) {
-    if (!sched.next_step(step, now - sh->start)) {
-      catch_up(now);
+    if (!sched.next_step(step, now)) {
+      sh->catch_up(now);
       sh->wake[r]->acquire();
-      now = sg4::Engine::get_clock();
+      now = std::max(now, sh->arrived);  // woken by an arrival: its exact instant, not the engine's rounding of it
       continue;
     }
     const StepPlan plan =
         plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp, spec.sequence_parallel), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
     if (sh->flows[r] || spec.trace) {
-      catch_up(now);
+      sh->catch_up(now);
       plan.for_each([&](const std::vector<Segment>& segs, int times) {
         for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);
       });
       if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
-      now = sg4::Engine::get_clock();
+      now = sh->now();
     } else if (const double t = plan.closed_form_s(); may_skip && now + t < sh->next_arrival) {
       now += t;
     } else {
-      catch_up(now);
+      sh->catch_up(now);
       sg4::this_actor::sleep_for(t);
-      now = sg4::Engine::get_clock();
+      now += t;  // the replica's clock: the sum of its step times since it last waited, in both modes
     }
     ++sh->result.steps;
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
-    sched.finish_step(step, now - sh->start, r, done);
+    sched.finish_step(step, now, r, done);
     for (auto& rec : done) {
       if (spec.trace)
         spec.trace->add({spec.trace_process, "requests (replica " + std::to_string(r) + ")",
@@ -156,7 +160,7 @@ void replica_actor(Shared* sh, int r) {
     if (!done.empty()) sh->latest_finish = std::max(sh->latest_finish, now);
     sh->remaining -= long(done.size());
     if (sh->remaining == 0 && !done.empty()) {
-      catch_up(sh->latest_finish);
+      sh->catch_up(sh->latest_finish);
       sh->all_done->release();
     }
   }
@@ -183,7 +187,7 @@ void arrival_actor(Shared* sh) {
   std::set<int> woken;
   for (std::size_t i = 0; i < reqs.size();) {
     const double at = sh->start + reqs[i].arrival_s;
-    sh->next_arrival = at;
+    sh->next_arrival = reqs[i].arrival_s;
     if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
     woken.clear();
     for (const double instant = reqs[i].arrival_s; i < reqs.size() && reqs[i].arrival_s == instant; ++i) {
@@ -196,7 +200,8 @@ void arrival_actor(Shared* sh) {
       sh->schedulers[r].enqueue(reqs[i]);
       woken.insert(r);
     }
-    sh->next_arrival = i < reqs.size() ? sh->start + reqs[i].arrival_s : std::numeric_limits<double>::infinity();
+    sh->arrived = reqs[i - 1].arrival_s;
+    sh->next_arrival = i < reqs.size() ? reqs[i].arrival_s : std::numeric_limits<double>::infinity();
     for (int r : woken) sh->wake[r]->release();
   }
   if (sh->remaining > 0) sh->all_done->acquire();
@@ -247,7 +252,7 @@ RunResult engine_run(const RunSpec& spec) {
     sh->result.shared_links = sh->result.shared_links || shared;
   }
   if (spec.requests.empty()) return {};
-  sh->next_arrival = sh->start + spec.requests.front().arrival_s;
+  sh->next_arrival = spec.requests.front().arrival_s;
   auto* host0 = sg4::Host::by_name(spec.collectives->topology().platform().gpu(spec.replicas[0].gpus[0])->host);
   for (std::size_t r = 0; r < spec.replicas.size(); ++r)
     sg4::Actor::create("replica" + std::to_string(r), host0, replica_actor, sh.get(), int(r))->daemonize();
