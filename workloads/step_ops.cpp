@@ -90,22 +90,6 @@ double kv_bytes_per_token_rank(const ModelCard& model, int tp, int pp) {
 
 namespace {
 
-// The step's shape: tokens, query-key pairs (causal) and KV tokens read.
-struct StepShape {
-  double m = 0, pairs = 0, kv_tokens = 0, sequences = 0;
-};
-StepShape shape_of(const std::vector<SequenceWork>& batch) {
-  StepShape sh;
-  for (const auto& seq : batch) {
-    const double t = double(seq.new_tokens), c = double(seq.context);
-    sh.m += t;
-    sh.pairs += t * c + t * (t + 1) / 2;  // causal: new token j sees c + j + 1 keys
-    sh.kv_tokens += c + t;
-  }
-  sh.sequences = double(batch.size());
-  return sh;
-}
-
 // One layer's MLP on m tokens: gate/up (or up) GEMM, activation, down GEMM; MoE visits experts.
 void mlp_ops(std::vector<Op>& L, const ModelCard& model, int tp, double m) {
   const double s = model.weight_bytes_per_param, act = 2, d = model.hidden_size;
@@ -132,6 +116,29 @@ void mlp_ops(std::vector<Op>& L, const ModelCard& model, int tp, double m) {
 
 }  // namespace
 
+StepShape shape_of(const std::vector<SequenceWork>& batch) {
+  StepShape sh;
+  for (const auto& seq : batch) {
+    const double t = double(seq.new_tokens), c = double(seq.context);
+    sh.m += t;
+    sh.pairs += t * c + t * (t + 1) / 2;  // causal: new token j sees c + j + 1 keys
+    sh.kv_tokens += c + t;
+  }
+  sh.sequences = double(batch.size());
+  return sh;
+}
+
+Op attention_op(const ModelCard& model, const Sharding& sh, const StepShape& shape) {
+  const double act = 2, q_cols = double(sh.heads_per_rank) * model.head_dim, kv_cols = double(sh.kv_heads_per_rank) * model.head_dim;
+  Op attn;
+  attn.kind = OpKind::attention;
+  attn.name = "attention";
+  attn.flops = 4 * shape.pairs * q_cols;  // QK^T and PV, 2 flops per multiply-add
+  const double kv_token_bytes = 2 * kv_cols * model.kv_bytes_per_value;
+  attn.bytes = shape.kv_tokens * kv_token_bytes + 2 * shape.m * q_cols * act;  // read the KV cache (incl. new) + q in, out
+  return attn;
+}
+
 StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp, bool sequence_parallel) {
   const Sharding sh = check_tp(model, tp);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
@@ -139,7 +146,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   const double q_cols = sh.heads_per_rank * hd, kv_cols = sh.kv_heads_per_rank * hd;
   // Plain names, not a structured binding: lambdas below capture them (clang 14 cannot capture bindings).
   const StepShape shape = shape_of(batch);
-  const double m = shape.m, pairs = shape.pairs, kv_tokens = shape.kv_tokens, sequences = shape.sequences;
+  const double m = shape.m, sequences = shape.sequences;
 
   StepOps ops;
   ops.stage_layers = stage_layers(model, pp);
@@ -157,13 +164,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   if (model.parallel_block && model.norms_per_layer == 2) L.push_back(elementwise("mlp_norm", m * d, 4));
   const double qkv_cols = q_cols + 2 * kv_cols;
   L.push_back(gemm("qkv_proj", m, qkv_cols, d, model.linear_weight_bytes(qkv_cols, d) + (model.attention_bias ? qkv_cols * s : 0)));
-  Op attn;
-  attn.kind = OpKind::attention;
-  attn.name = "attention";
-  attn.flops = 4 * pairs * q_cols;  // QK^T and PV, 2 flops per multiply-add
-  const double kv_token_bytes = 2 * kv_cols * model.kv_bytes_per_value;
-  attn.bytes = kv_tokens * kv_token_bytes + 2 * m * q_cols * act;  // read the KV cache (incl. new) + q in, out
-  L.push_back(attn);
+  L.push_back(attention_op(model, sh, shape));
   L.push_back(gemm("o_proj", m, d, q_cols, model.linear_weight_bytes(d, q_cols) + (model.attention_bias ? d / tp * s : 0)));
   // The row-parallel output is summed across ranks, normed, and handed to the next column-parallel GEMM.
   auto combine = [&](const char* all_reduce, const char* reduce_scatter, const char* all_gather, const char* norm) {

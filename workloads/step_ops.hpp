@@ -59,6 +59,15 @@ struct Sharding {
 // Throws ValueError when tp does not divide the attention heads, or cannot share KV heads.
 Sharding check_tp(const ModelCard& model, int tp);
 
+// The step's shape: tokens, query-key pairs (causal) and KV tokens read. Only the attention op
+// depends on more than the tokens and the sequences.
+struct StepShape {
+  double m = 0, pairs = 0, kv_tokens = 0, sequences = 0;
+};
+StepShape shape_of(const std::vector<SequenceWork>& batch);
+// The attention op of one layer of a step of this shape.
+Op attention_op(const ModelCard& model, const Sharding& sharding, const StepShape& shape);
+
 // `pp` pipeline stages split the layers as evenly as possible (earlier stages take the extra ones).
 // `sequence_parallel` (Megatron-style): each layer all-reduce becomes a reduce-scatter, the norm on
 // 1/tp of the tokens, and an all-gather — the same bytes on the wire, a tp-th of the norm work.

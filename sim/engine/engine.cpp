@@ -10,6 +10,8 @@
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
+#include "model/step_timer.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace tpsim {
@@ -119,6 +121,7 @@ void replica_actor(Shared* sh, int r) {
   const RunSpec& spec = *sh->spec;
   const auto& gpus = spec.replicas[r].gpus;
   const bool may_skip = spec.fast_forward && !sh->flows[r] && !spec.trace;
+  StepTimer timer(*spec.model, spec.pp, spec.sequence_parallel, spec.gpu, *spec.collectives, gpus);
   ReplicaScheduler::Step step;
   std::vector<RequestRecord> done;
   double now = sh->now();  // since the run's start: the same sums whenever a run starts
@@ -129,16 +132,16 @@ void replica_actor(Shared* sh, int r) {
       now = std::max(now, sh->arrived);  // woken by an arrival: its exact instant, not the engine's rounding of it
       continue;
     }
-    const StepPlan plan =
-        plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp, spec.sequence_parallel), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
     if (sh->flows[r] || spec.trace) {
+      const StepPlan plan = plan_step(step_ops(*spec.model, int(gpus.size()) / spec.pp, step.work, spec.pp, spec.sequence_parallel),
+                                      spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
       sh->catch_up(now);
       plan.for_each([&](const std::vector<Segment>& segs, int times) {
         for (int i = 0; i < times; ++i) run_segments(segs, *sh, gpus, sh->flows[r]);
       });
       if (plan.host_extra_s > 0) sg4::this_actor::sleep_for(plan.host_extra_s);
       now = sh->now();
-    } else if (const double t = plan.closed_form_s(); may_skip && now + t < sh->next_arrival) {
+    } else if (const double t = timer.closed_form_s(step.work); may_skip && now + t < sh->next_arrival) {
       now += t;
     } else {
       sh->catch_up(now);

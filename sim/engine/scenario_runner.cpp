@@ -250,6 +250,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.pp = c.pp;
   spec.sequence_parallel = s.collectives.sequence_parallel;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
+  r.scheduler = spec.scheduler;
   for (const auto& rep : c.layout) spec.replicas.push_back({rep, memory_fit(in.model, replica_shape(c, rep), *gpu.spec, s).kv_blocks});
   spec.requests = std::move(requests);
   spec.force_flows = opt.force_flows;

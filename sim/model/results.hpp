@@ -41,6 +41,7 @@ struct ConfigResult {
   std::optional<CollectivePlan> decode_collective;   // one layer all-reduce of the decode step
   std::optional<CollectivePlan> prefill_collective;  // one layer all-reduce of the prefill
   int collectives_per_step = 0;
+  SchedulerSpec scheduler;               // what the serving run used (the scenario's, with the configuration's knobs)
   // Serving metrics (from request records).
   Percentiles ttft_s, tpot_s, e2e_s, queue_s, itl_max_s;
   double throughput_tok_s = 0;           // output tokens per second, all replicas
