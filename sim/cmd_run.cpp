@@ -8,6 +8,7 @@
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
 #include "config/model_card.hpp"
+#include "config/platform_file.hpp"
 #include "report/launch.hpp"
 #include "report/search_report.hpp"
 #include "report/svg_plot.hpp"
@@ -68,7 +69,8 @@ int run_scenario_command(int argc, char** argv) {
   const std::string timeline = trace_path.empty() ? "" : render_trace_json(trace);
   const auto launch = launch_dir.empty() ? std::vector<std::pair<std::string, std::string>>{}
                                          : launch_files(scenario, load_model_card(scenario.model_path, scenario.dtype, scenario.kv_cache_dtype),
-                                                        result, launch_configs, scenario_engine_name(scenario));
+                                                        result, launch_configs, scenario_engine_name(scenario),
+                                                        load_platform_file(scenario.platform_path).p2p_level);
   if (!json_path.empty()) write_file_atomically(json_path, json);
   if (!md_path.empty()) write_file_atomically(md_path, md);
   if (!csv_path.empty()) write_file_atomically(csv_path, csv);

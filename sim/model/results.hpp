@@ -81,6 +81,7 @@ struct ParetoPoint {
 
 struct SearchSummary {
   std::vector<std::size_t> ranking;  // indices into ScenarioResult::configs, best first
+  std::vector<std::string> status;   // per configuration: does not fit, saturated, misses / meets the SLOs, keeps up
   std::vector<ParetoPoint> pareto;   // the non-dominated points, by tok_s_per_user
   std::vector<ParetoPoint> points;   // every point the frontier was drawn from
   std::string pareto_basis;          // which points: within the SLOs, or (none within) all that fit

@@ -52,9 +52,18 @@ std::vector<ParetoPoint> pareto_frontier(std::vector<ParetoPoint> points) {
 SearchSummary summarize_search(const Scenario& s, const ScenarioResult& r, const std::vector<std::string>& left_out) {
   SearchSummary sum;
   sum.ranking = rank(r.configs, s);
+  for (const auto& c : r.configs)
+    sum.status.push_back(!c.memory.fits                          ? "does not fit"
+                         : c.requests_completed == 0             ? "completes nothing"
+                         : c.saturated                           ? "saturated"
+                         : within_slo(c, s.slo)                  ? (any_slo(s.slo) ? "meets the SLOs" : "keeps up")
+                                                                 : "misses the SLOs");
   sum.notes = left_out;
   sum.notes.push_back(fmt::format("ranked by {} among the splits that fit{}, then the others", objective_name(s.objective),
                                   any_slo(s.slo) ? " and meet the SLOs at p99 without saturating" : " and keep up with their arrivals"));
+  if (any_slo(s.slo) && !sum.ranking.empty() && !within_slo(r.configs[sum.ranking.front()], s.slo))
+    sum.notes.push_back(fmt::format("no split meets the SLOs at this load: the first is the best by {} among those that fit",
+                                    objective_name(s.objective)));
   sum.points = operating_points(s, r, true);
   sum.pareto_basis = any_slo(s.slo) ? "points within the SLOs" : "points that keep up with their arrivals";
   if (sum.points.empty()) {
@@ -74,7 +83,7 @@ SearchSummary summarize_search(const Scenario& s, const ScenarioResult& r, const
 }
 
 std::string search_recommendation(const SearchSummary& sum, const ScenarioResult& r) {
-  if (sum.fewest_gpus_mode) return sum.fewest_gpus_config;
+  if (sum.fewest_gpus_mode && !sum.fewest_gpus_config.empty()) return sum.fewest_gpus_config;
   if (sum.ranking.empty() || !r.configs[sum.ranking.front()].memory.fits) return "";
   return r.configs[sum.ranking.front()].name;
 }

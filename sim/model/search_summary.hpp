@@ -15,8 +15,8 @@ SearchSummary summarize_search(const Scenario& s, const ScenarioResult& r, const
 // them strictly), by tokens/s per user ascending.
 std::vector<ParetoPoint> pareto_frontier(std::vector<ParetoPoint> points);
 
-// The recommendation of a search: the fewest-GPU split within the SLOs in that mode, else the
-// first of the ranking that fits ("" = none fits).
+// The recommendation of a search: the fewest-GPU split within the SLOs in that mode (when one
+// is), else the first of the ranking that fits ("" = none fits).
 std::string search_recommendation(const SearchSummary& summary, const ScenarioResult& r);
 
 }  // namespace tpsim

@@ -26,9 +26,10 @@ std::string scenario_engine_name(const Scenario& s);
 const std::vector<std::string>& launch_engines();
 
 // (file name, text) of every file, for the recommendation and each of `extra` (configuration
-// names). Throws InputError located at "--launch-config" for an unknown name or a configuration
+// names); `platform_p2p_level`: the platform's NCCL P2P level ("" = NCCL's default). Throws InputError located at "--launch-config" for an unknown name or a configuration
 // that does not fit, and at the scenario for an engine --launch cannot write for.
 std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s, const ModelCard& model, const ScenarioResult& r,
-                                                              const std::vector<std::string>& extra, const std::string& engine);
+                                                              const std::vector<std::string>& extra, const std::string& engine,
+                                                              const std::string& platform_p2p_level = "");
 
 }  // namespace tpsim

@@ -39,8 +39,7 @@ std::string render_search_table(const ScenarioResult& r) {
   out += fmt::format("  {:>4}  {:<{}} {:>4}  {}\n", "rank", "configuration", w, "GPUs", "status");
   for (std::size_t k = 0; k < s.ranking.size(); ++k) {
     const ConfigResult& c = r.configs[s.ranking[k]];
-    const std::string status = !c.memory.fits ? "does not fit" : c.saturated ? "saturated" : "runs";
-    out += fmt::format("  {:>4}  {:<{}} {:>4}  {}\n", k + 1, c.name, w, gpus_of(c), status);
+    out += fmt::format("  {:>4}  {:<{}} {:>4}  {}\n", k + 1, c.name, w, gpus_of(c), s.status[s.ranking[k]]);
   }
   out += fmt::format("Pareto frontier ({}): output tok/s per GPU against tok/s per user (1 / TPOT p50)\n", s.pareto_basis);
   for (const auto& p : s.pareto)
@@ -69,6 +68,7 @@ void add_search_json(json& j, const ScenarioResult& r) {
     j["configs"][s.ranking[k]]["rank"] = k + 1;
     j["configs"][s.ranking[k]]["replica_tp"] = replica_tps(c);
     j["configs"][s.ranking[k]]["gpus"] = gpus_of(c);
+    j["configs"][s.ranking[k]]["search_status"] = s.status[s.ranking[k]];
   }
   j["search"] = {{"ranking", ranking}, {"notes", s.notes}, {"pareto_basis", s.pareto_basis}, {"points", points(s.points)},
                  {"units", "tok_s_per_gpu: output tokens/s per GPU; tok_s_per_user: 1 / TPOT p50, output tokens/s"}};
@@ -82,10 +82,10 @@ std::string render_search_markdown(const ScenarioResult& r) {
   const SearchSummary& s = *r.search;
   std::string md = "\n## Every split searched\n\n";
   for (const auto& n : s.notes) md += "- " + n + "\n";
-  md += "\n| rank | configuration | GPUs | fits |\n|---|---|---|---|\n";
+  md += "\n| rank | configuration | GPUs | status |\n|---|---|---|---|\n";
   for (std::size_t k = 0; k < s.ranking.size(); ++k) {
     const ConfigResult& c = r.configs[s.ranking[k]];
-    md += fmt::format("| {} | {} | {} | {} |\n", k + 1, c.name, gpus_of(c), c.memory.fits ? "yes" : "no: " + c.memory.why);
+    md += fmt::format("| {} | {} | {} | {} |\n", k + 1, c.name, gpus_of(c), c.memory.fits ? s.status[s.ranking[k]] : "does not fit: " + c.memory.why);
   }
   md += fmt::format("\nPareto frontier ({}):\n\n| point | output tok/s per GPU | tok/s per user |\n|---|---|---|\n", s.pareto_basis);
   for (const auto& p : s.pareto) md += fmt::format("| {} | {:.1f} | {:.1f} |\n", point_label(p), p.tok_s_per_gpu, p.tok_s_per_user);
