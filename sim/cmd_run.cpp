@@ -7,16 +7,33 @@
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
+#include "config/model_card.hpp"
+#include "config/platform_file.hpp"
+#include "report/launch.hpp"
+#include "report/search_report.hpp"
 #include "report/svg_plot.hpp"
 #include "report/trace_json.hpp"
 #include "report/writers.hpp"
 
 namespace tpsim {
 
+namespace {
+
+// --launch DIR: a folder (created if missing, its parent must exist), never a file.
+void check_launch_dir(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw InputError({dir}, "--launch needs a folder to write the scripts into; this is a file");
+  if (!std::filesystem::exists(dir, ec)) check_output_path(dir);  // its parent folder must exist
+}
+
+}  // namespace
+
 int run_scenario_command(int argc, char** argv) {
   CLI::App app{"tpsim: which split of the GPUs serves best — tensor-parallel groups, replicas, or both.\n"
                "Subcommands: tpsim collective ..., tpsim fit ..., tpsim topo import|show ..."};
-  std::string scenario_path, json_path, md_path, csv_path, plot_dir, trace_path;
+  std::string scenario_path, json_path, md_path, csv_path, plot_dir, trace_path, launch_dir;
+  std::vector<std::string> launch_configs;
   bool quiet = false, flows = false;
   app.add_option("scenario", scenario_path, "scenario YAML")->required();
   app.add_option("--json", json_path, "write the result as JSON (fields in design.md)");
@@ -24,6 +41,8 @@ int run_scenario_command(int argc, char** argv) {
   app.add_option("--csv", csv_path, "write per-request records as CSV");
   app.add_option("--plot", plot_dir, "write the sweep's charts as SVG into this folder");
   app.add_option("--trace", trace_path, "write the timeline as Chrome/Perfetto trace JSON (GPU, link and request lanes)");
+  app.add_option("--launch", launch_dir, "write the scripts that serve the recommendation on the box, and benchmark it, into this folder");
+  app.add_option("--launch-config", launch_configs, "also write launch scripts for this configuration (repeatable)");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   app.add_flag("--force-flows", flows, "run every collective as SimGrid flows (no closed-form fast path)");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
@@ -32,6 +51,8 @@ int run_scenario_command(int argc, char** argv) {
   const Scenario scenario = load_scenario(scenario_path);
   for (const std::string* out : {&json_path, &md_path, &csv_path, &trace_path})
     if (!out->empty()) check_output_path(*out);
+  if (!launch_dir.empty()) check_launch_dir(launch_dir);
+  if (launch_dir.empty() && !launch_configs.empty()) throw InputError({"--launch-config"}, "goes with --launch DIR");
   RunOptions opt;
   opt.force_flows = flows;
   TraceLog trace;
@@ -46,15 +67,22 @@ int run_scenario_command(int argc, char** argv) {
   const std::string md = md_path.empty() ? "" : render_markdown(result);
   const std::string csv = csv_path.empty() ? "" : render_requests_csv(result);
   const std::string timeline = trace_path.empty() ? "" : render_trace_json(trace);
+  const auto launch = launch_dir.empty() ? std::vector<std::pair<std::string, std::string>>{}
+                                         : launch_files(scenario, load_model_card(scenario.model_path, scenario.dtype, scenario.kv_cache_dtype),
+                                                        result, launch_configs, scenario_engine_name(scenario),
+                                                        load_platform_file(scenario.platform_path).p2p_level);
   if (!json_path.empty()) write_file_atomically(json_path, json);
   if (!md_path.empty()) write_file_atomically(md_path, md);
   if (!csv_path.empty()) write_file_atomically(csv_path, csv);
   if (!trace_path.empty()) write_file_atomically(trace_path, timeline);
+  if (!launch.empty()) std::filesystem::create_directories(launch_dir);
+  for (const auto& [file, text] : launch) write_file_atomically((std::filesystem::path(launch_dir) / file).string(), text);
   if (trace.truncated)
     std::cerr << "tpsim: note: the trace stops at " << trace.limit << " events; fewer requests or tokens give a complete one\n";
   if (!plot_dir.empty()) {
     std::filesystem::create_directories(plot_dir);
     for (const auto& [file, svg] : sweep_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
+    for (const auto& [file, svg] : search_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
   }
   std::cout << render_table(result);
   return 0;

@@ -141,7 +141,7 @@ namespace {
 // Keys tpsim reads (several names for one field where Hugging Face model classes differ), and
 // Hugging Face keys it knows and does not need.
 const std::vector<std::string> USED_KEYS{
-    "model", "hidden_size", "n_embd", "num_hidden_layers", "n_layer", "num_attention_heads", "n_head",
+    "model", "hf_id", "hidden_size", "n_embd", "num_hidden_layers", "n_layer", "num_attention_heads", "n_head",
     "num_key_value_heads", "num_kv_heads", "multi_query", "new_decoder_architecture", "head_dim", "intermediate_size",
     "n_inner", "ffn_dim", "ffn_hidden_size", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype", "kv_cache_dtype",
     "num_local_experts", "num_experts_per_tok", "n_routed_experts", "num_experts", "moe_intermediate_size", "n_shared_experts",
@@ -315,6 +315,7 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
   }
   ModelCard c;
   c.name = m.str_or("model", m.has("_name_or_path") ? m.str("_name_or_path") : path);
+  c.hf_id = m.str_or("hf_id", m.has("_name_or_path") ? m.str("_name_or_path") : "");
   read_architecture(m, c);
   c.hidden_size = positive_of(m, {"hidden_size", "n_embd"});
   c.num_layers = positive_of(m, {"num_hidden_layers", "n_layer"}, MAX_LAYERS);

@@ -45,6 +45,7 @@ struct Mla {
 
 struct ModelCard {
   std::string name;
+  std::string hf_id;            // Hugging Face repository id (`hf_id`, or config.json's _name_or_path); "" = not given
   int hidden_size = 0;          // d
   int num_layers = 0;           // L
   int num_heads = 0;            // attention (query) heads

@@ -11,6 +11,7 @@
 
 #include "disaggregation.hpp"
 #include "model_card.hpp"
+#include "scenario_search.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
@@ -453,7 +454,7 @@ void apply_sweep_value(Scenario& s, const std::string& parameter, double value) 
 Scenario load_scenario(const std::string& path) {
   YamlMap m(path, load_yaml_file(path), "a scenario");
   m.check_keys({"name", "description", "platform", "model", "calibration", "dtype", "kv_cache_dtype", "seed", "configs", "workload",
-                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep"});
+                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep", "search"});
   Scenario s;
   s.file = path;
   s.name = m.str_or("name", std::filesystem::path(path).stem().string());
@@ -481,10 +482,13 @@ Scenario load_scenario(const std::string& path) {
     s.scheduler.chunked_prefill = p->chunked_prefill;
   }
   if (m.has("scheduler")) s.scheduler = read_scheduler(m.map("scheduler"), s.scheduler);
+  s.search = read_configs_auto(m);
   YAML::Node configs = m.node("configs");
-  if (!configs.IsSequence() || configs.size() == 0) m.fail(configs, "'configs' must be a non-empty list of configurations");
+  if (!s.search && (!configs.IsSequence() || configs.size() == 0))
+    m.fail(configs, "'configs' must be a non-empty list of configurations, or 'auto' (every split of the GPUs)");
   std::set<std::string> names;
-  for (const auto& c : configs) {
+  for (std::size_t i = 0; !s.search && i < configs.size(); ++i) {
+    const YAML::Node c = configs[i];
     s.configs.push_back(read_config(YamlMap(path, c, "a configuration"), s.engine));
     if (!names.insert(s.configs.back().name).second) m.fail(c, "two configurations are named '" + s.configs.back().name + "'");
   }

@@ -55,6 +55,9 @@ struct ConfigSpec {
   std::vector<std::vector<int>> layout;     // one GPU list per replica (empty until placed when auto)
   std::optional<int> auto_replicas;         // `layout: auto`: place this many replicas (0 = as many as fit)
   std::optional<EngineSpec> engine;         // this configuration's engine, when it sets its own (else the scenario's)
+  std::vector<int> replica_tp;              // `configs: auto`: TP of each replica of a mixed split (largest first); empty = tp
+  std::optional<int> max_num_seqs;          // `configs: auto` engine knobs: override the scheduler's
+  std::optional<bool> chunked_prefill;
   Location where;                           // for errors found later (e.g. GPU not in platform)
   // Set for an xPyD configuration: `layout` then lists the prefill instances, then the decode
   // instances, and `tp` is the decode pool's.
@@ -133,6 +136,15 @@ struct SweepSpec {
   Location where;               // the sweep, for errors found later (a swept prompt beyond the context)
 };
 
+// `configs: auto` (splits.hpp): every split of the platform's GPUs, optionally crossed with
+// engine knobs; `fewest_gpus` answers "the fewest GPUs that meet the SLOs at this rate".
+struct SearchSpec {
+  std::vector<int> max_num_seqs;     // values to try (empty: the scheduler's)
+  std::vector<bool> chunked_prefill; // values to try (empty: the scheduler's)
+  bool fewest_gpus = false;          // also splits of fewer GPUs; recommend the fewest meeting the SLOs
+  Location where;                    // `configs: auto`, for errors found later
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -143,7 +155,8 @@ struct Scenario {
   std::string dtype;               // "" = model card's
   std::string kv_cache_dtype;      // "" = model card's (auto, fp8, ...: vLLM's --kv-cache-dtype)
   std::uint64_t seed = 1;
-  std::vector<ConfigSpec> configs;
+  std::vector<ConfigSpec> configs;  // empty until expanded when `search` is set
+  std::optional<SearchSpec> search; // `configs: auto`
   WorkloadSpec workload;
   SchedulerSpec scheduler;
   EngineSpec engine;

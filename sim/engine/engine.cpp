@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <set>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
+
+#include "model/step_timer.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -38,6 +42,17 @@ struct Shared : StepEnv {
   sg4::SemaphorePtr all_done;
   long remaining = 0;
   long rr_next = 0;
+  // Times since `start`, as the requests and records count them. Fast-forward: the next arrival
+  // (infinity after the last one) and the latest completion so far (a replica's own clock may
+  // run ahead of the engine's); the latest arrivals' instant, exactly as the requests say.
+  double next_arrival = std::numeric_limits<double>::infinity();
+  double latest_finish = 0;
+  double arrived = 0;
+  double now() const { return sg4::Engine::get_clock() - start; }
+  // Brings the engine's clock up to a replica's own clock (no-op when they agree).
+  void catch_up(double clock) const {
+    if (start + clock > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(start + clock);
+  }
 };
 
 void trace_on_gpus(StepEnv& sh, const std::vector<int>& gpus, const std::string& name, double start, double duration) {
@@ -90,24 +105,47 @@ void run_segments(const std::vector<Segment>& segs, StepEnv& sh, const std::vect
   }
 }
 
+// A replica's loop. Fast-forward: a step that runs in closed form (no flows, no trace) and ends
+// before the next arrival cannot be observed by anything else — other replicas share no link
+// with it, and only an arrival reads its state (the router) or adds to its queue — so it runs
+// without a SimGrid event: the replica's own clock `now` advances, and the engine's catches up
+// before anything can see the difference (a step that reaches the next arrival, flows, waiting
+// for work, the last completion). In both modes a replica's clock is the sum of its step times
+// since it last waited (the engine's clock, advanced by several sleeps at once, can differ from
+// it in the last bits), so stepping one event per step gives the same records, bit for bit
+// (tests/engine/fast_forward_test.cpp).
 void replica_actor(Shared* sh, int r) {
   ReplicaScheduler& sched = sh->schedulers[r];
   const RunSpec& spec = *sh->spec;
   const auto& gpus = spec.replicas[r].gpus;
+  const bool may_skip = spec.fast_forward && !sh->flows[r] && !spec.trace;
+  StepTimer timer(*spec.model, spec.parallel, spec.gpu, *spec.collectives, gpus);
   ReplicaScheduler::Step step;
   std::vector<RequestRecord> done;
+  double now = sh->now();  // since the run's start: the same sums whenever a run starts
   while (true) {
-    if (!sched.next_step(step, sg4::Engine::get_clock() - sh->start)) {
+    if (!sched.next_step(step, now)) {
+      sh->catch_up(now);
       sh->wake[r]->acquire();
+      now = std::max(now, sh->arrived);  // woken by an arrival: its exact instant, not the engine's rounding of it
       continue;
     }
-    const StepPlan plan =
-        plan_step(step_ops(*spec.model, spec.parallel, step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
-    execute_step(plan, *sh, gpus, sh->flows[r]);
+    if (sh->flows[r] || spec.trace) {
+      const StepPlan plan = plan_step(step_ops(*spec.model, spec.parallel, step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
+      sh->catch_up(now);
+      execute_step(plan, *sh, gpus, sh->flows[r]);
+      now = sh->now();
+    } else if (const double t = timer.closed_form_s(step.work); may_skip && now + t < sh->next_arrival) {
+      now += t;
+    } else {
+      sh->catch_up(now);
+      sg4::this_actor::sleep_for(t);
+      now += t;  // the replica's clock: the sum of its step times since it last waited, in both modes
+    }
     ++sh->result.steps;
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
-    sched.finish_step(step, sg4::Engine::get_clock() - sh->start, r, done);
+    sched.finish_step(step, now, r, done);
     for (auto& rec : done) {
       if (spec.trace)
         spec.trace->add({spec.trace_process, "requests (replica " + std::to_string(r) + ")",
@@ -116,8 +154,12 @@ void replica_actor(Shared* sh, int r) {
                          rec.arrival_s, rec.finish_s - rec.arrival_s});
       sh->result.records.push_back(rec);
     }
+    if (!done.empty()) sh->latest_finish = std::max(sh->latest_finish, now);
     sh->remaining -= long(done.size());
-    if (sh->remaining == 0 && !done.empty()) sh->all_done->release();
+    if (sh->remaining == 0 && !done.empty()) {
+      sh->catch_up(sh->latest_finish);
+      sh->all_done->release();
+    }
   }
 }
 
@@ -142,6 +184,7 @@ void arrival_actor(Shared* sh) {
   std::set<int> woken;
   for (std::size_t i = 0; i < reqs.size();) {
     const double at = sh->start + reqs[i].arrival_s;
+    sh->next_arrival = reqs[i].arrival_s;
     if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
     woken.clear();
     for (const double instant = reqs[i].arrival_s; i < reqs.size() && reqs[i].arrival_s == instant; ++i) {
@@ -154,6 +197,8 @@ void arrival_actor(Shared* sh) {
       sh->schedulers[r].enqueue(reqs[i]);
       woken.insert(r);
     }
+    sh->arrived = reqs[i - 1].arrival_s;
+    sh->next_arrival = i < reqs.size() ? reqs[i].arrival_s : std::numeric_limits<double>::infinity();
     for (int r : woken) sh->wake[r]->release();
   }
   if (sh->remaining > 0) sh->all_done->acquire();
@@ -218,11 +263,16 @@ RunResult engine_run(const RunSpec& spec) {
     sh->result.shared_links = sh->result.shared_links || shared;
   }
   if (spec.requests.empty()) return {};
+  sh->next_arrival = spec.requests.front().arrival_s;
   auto* host0 = sg4::Host::by_name(spec.collectives->topology().platform().gpu(spec.replicas[0].gpus[0])->host);
   for (std::size_t r = 0; r < spec.replicas.size(); ++r)
     sg4::Actor::create("replica" + std::to_string(r), host0, replica_actor, sh.get(), int(r))->daemonize();
   sg4::Actor::create("arrivals", host0, arrival_actor, sh.get());
   e.run();
+  // Completion order, ties by replica and request: the same whether or not replicas fast-forwarded.
+  std::stable_sort(sh->result.records.begin(), sh->result.records.end(), [](const RequestRecord& a, const RequestRecord& b) {
+    return std::tie(a.finish_s, a.replica, a.id) < std::tie(b.finish_s, b.replica, b.id);
+  });
   return std::move(sh->result);
 }
 

@@ -31,6 +31,7 @@ struct RunSpec {
   KvBlockShape kv_shape;      // how a sequence's tokens take KV blocks (sliding-window layers)
   std::vector<Request> requests;
   bool force_flows = false;  // run every collective as flows, even where the closed form applies
+  bool fast_forward = true;  // run unobservable closed-form steps without a SimGrid event each (engine.cpp)
   TraceLog* trace = nullptr;  // record the timeline (op by op) when set
   std::string trace_process;  // the configuration's name in the trace
 };

@@ -16,10 +16,15 @@
 #include "model/placement.hpp"
 #include "pd_runner.hpp"
 #include "runner_parts.hpp"
+#include "model/search_summary.hpp"
+#include "model/splits.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
 namespace {
+
+// `configs: auto` enumerates every split (partitions grow fast) and places each exactly: a box, not a cluster.
+constexpr int MAX_SEARCH_GPUS = 16;
 
 struct Inputs {
   ModelCard model;
@@ -101,6 +106,13 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
                         free_for_kv / 1e9);
   }
   return f;
+}
+
+// One replica of a configuration as a configuration of its own (a mixed split's replicas differ in TP).
+ConfigSpec replica_shape(const ConfigSpec& c, const std::vector<int>& replica) {
+  ConfigSpec shape = c;
+  shape.tp = int(replica.size()) / c.pp;
+  return shape;
 }
 
 // A request beyond the model's context window (max_position_embeddings) cannot be served: an
@@ -208,9 +220,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
     r.mean_in_system = time_average_in_system(run.records, first_arrival, last_finish);
     r.goodput_req_s = double(good) / span;
   }
-  int gpus = 0;
-  for (const auto& rep : r.layout) gpus += int(rep.size());
-  r.throughput_tok_s_per_gpu = r.throughput_tok_s / gpus;
+  r.throughput_tok_s_per_gpu = r.throughput_tok_s / gpus_of(r);
   r.slo_attainment = n > 0 ? double(good) / n : 0;
   if (s.workload.arrivals != ArrivalKind::closed && !run.records.empty()) {
     double last_arrival = 0;
@@ -244,7 +254,10 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
       r.notes.push_back(note);
       break;
     }
-  r.memory = memory_fit(in.model, c, *gpu.spec, s);
+  // A mixed split's tightest fit is its narrowest replica's (the layout lists the largest first).
+  r.memory = memory_fit(in.model, replica_shape(c, c.layout.back()), *gpu.spec, s);
+  if (c.layout.back().size() != c.layout.front().size())
+    r.notes.push_back(fmt::format("memory per GPU is the narrowest replica's (TP={})", c.layout.back().size() / c.pp));
   const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
   r.notes.push_back("GEMM times: " + gm.gemm_source);
   if (const EngineProfile* p = find_engine_profile(s.engine.name))
@@ -278,10 +291,14 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   // Each attention group schedules for itself (SGLang's and vLLM's DP ranks): one scheduler for
   // the replica holds their budgets together.
   spec.scheduler.max_num_seqs *= r.attention_dp, spec.scheduler.max_batched_tokens *= r.attention_dp;
+  if (c.max_num_seqs) spec.scheduler.max_num_seqs = *c.max_num_seqs;
+  if (c.chunked_prefill) spec.scheduler.chunked_prefill = *c.chunked_prefill;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
-  for (const auto& rep : c.layout) spec.replicas.push_back({rep, r.memory.kv_blocks});
+  r.scheduler = spec.scheduler;
+  for (const auto& rep : c.layout) spec.replicas.push_back({rep, memory_fit(in.model, replica_shape(c, rep), *gpu.spec, s).kv_blocks});
   spec.requests = std::move(requests);
   spec.force_flows = opt.force_flows;
+  spec.fast_forward = opt.fast_forward;
   spec.trace = opt.trace;
   spec.trace_process = c.name;
   engine_load_platform(s.platform_path, topo);
@@ -290,17 +307,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
 }
 
 // Lower is better.
-double score(const ConfigResult& r, Objective o) {
-  if (!r.memory.fits || r.requests_completed == 0) return std::numeric_limits<double>::infinity();
-  switch (o) {
-    case Objective::latency: return r.e2e_s.p50;
-    case Objective::ttft: return r.ttft_s.p50;
-    case Objective::tpot: return r.tpot_s.p50 > 0 ? r.tpot_s.p50 : r.decode_step.total();
-    case Objective::throughput: return -r.throughput_tok_s_per_gpu;
-    case Objective::slo: return -(r.slo_attainment * 1e6 + r.goodput_req_s);
-  }
-  return 0;
-}
+double score(const ConfigResult& r, Objective o) { return objective_score(r, o); }
 
 std::string winner_of(const std::vector<ConfigResult>& configs, Objective o) {
   const ConfigResult* best = nullptr;
@@ -316,6 +323,26 @@ CollectiveSpec collectives_for(const Scenario& s, const EngineSpec& e) {
   if (e.all_reduce == "custom" && p) c.custom_all_reduce = p->custom_all_reduce;
   c.all_reduce_jitter_s = e.all_reduce_jitter_s;
   return c;
+}
+
+// `layout: auto` of one configuration: its TP groups (a mixed split's of several sizes, a
+// pipeline replica's stage by stage: consecutive groups), largest replica first.
+Placement place_split(const CollectiveModel& cm, const ConfigSpec& c, double prefill_B, double decode_B) {
+  if (c.replica_tp.empty() && c.pp == 1) return place_groups(cm, c.tp, *c.auto_replicas, prefill_B, decode_B);
+  std::vector<int> sizes = c.replica_tp.empty() ? std::vector<int>(std::max(1, *c.auto_replicas), c.tp) : c.replica_tp;
+  std::vector<int> stages;
+  for (int tp : sizes) stages.insert(stages.end(), c.pp, tp);
+  Placement p = place_groups(cm, stages, prefill_B, decode_B);
+  std::vector<std::vector<int>> replicas;
+  for (std::size_t g = 0; g < p.layout.size(); g += c.pp) {
+    std::vector<int> replica;
+    for (int stage = 0; stage < c.pp; ++stage) replica.insert(replica.end(), p.layout[g + stage].begin(), p.layout[g + stage].end());
+    replicas.push_back(replica);
+  }
+  std::stable_sort(replicas.begin(), replicas.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  p.layout = replicas;
+  if (c.pp > 1) p.reason += fmt::format("; each replica's {} pipeline stages are consecutive groups", c.pp);
+  return p;
 }
 
 std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label,
@@ -334,7 +361,7 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
     if (c.auto_replicas) {
       // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
       const double d = in.model.hidden_size * 2.0;
-      const Placement p = place_groups(cm, c.tp, *c.auto_replicas, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
+      const Placement p = place_split(cm, c, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
       c.layout = p.layout;
       placed = "layout: auto: " + p.reason;
     }
@@ -351,10 +378,37 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
   return out;
 }
 
+// `configs: auto`: the scenario with every split of the platform's GPUs as its configurations.
+Scenario with_searched_configs(const Scenario& s, const Inputs& in, std::vector<std::string>& left_out) {
+  if (!s.search) return s;
+  const int gpus = int(in.platform.gpus.size());
+  if (gpus > MAX_SEARCH_GPUS)
+    throw InputError(s.search->where, fmt::format("configs: auto searches boxes of up to {} GPUs; {} has {}: list the configurations",
+                                                  MAX_SEARCH_GPUS, s.platform_path, gpus));
+  auto refusal = [](const std::function<void(int)>& check) {
+    return [check](int n) {
+      try {
+        check(n);
+        return std::string();
+      } catch (const ValueError& e) {
+        return std::string(e.what());
+      }
+    };
+  };
+  const SplitList list = enumerate_splits(gpus, !s.search->fewest_gpus, refusal([&](int t) { check_tp(in.model, t); }),
+                                          refusal([&](int p) { stage_layers(in.model, p); }));
+  Scenario out = s;
+  out.configs = search_configs(*s.search, list.splits);
+  left_out = list.left_out;
+  return out;
+}
+
 }  // namespace
 
-ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
-  const Inputs in = load_inputs(s);
+ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
+  const Inputs in = load_inputs(given);
+  std::vector<std::string> left_out;
+  const Scenario s = with_searched_configs(given, in, left_out);
   ScenarioResult res;
   res.scenario = s.name;
   res.model_name = in.model.name;
@@ -401,6 +455,10 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
       }
   }
   res.calibration_use.assign(calibration_use.begin(), calibration_use.end());
+  if (s.search) {
+    res.search = summarize_search(s, res, left_out);
+    res.recommendation = search_recommendation(*res.search, res);
+  }
   return res;
 }
 

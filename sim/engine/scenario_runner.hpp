@@ -12,6 +12,7 @@ namespace tpsim {
 
 struct RunOptions {
   bool force_flows = false;                                   // flows even where closed form applies
+  bool fast_forward = true;                                   // false: one SimGrid event per step (engine.hpp)
   TraceLog* trace = nullptr;                                  // timeline of the base run (not sweep points)
   std::function<void(const std::string&)> progress;           // called between runs (may be empty)
 };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <limits>
+#include <functional>
 #include <map>
 
 #include "util/error.hpp"
@@ -15,9 +16,12 @@ namespace {
 
 class Search {
 public:
-  Search(const CollectiveModel& cm, int tp, int k, double prefill, double decode)
-      : cm_(cm), tp_(tp), k_(k), prefill_(prefill), decode_(decode), capacity_(cm.resource_capacities()) {
+  // `sizes`: GPUs of each group, largest first.
+  Search(const CollectiveModel& cm, std::vector<int> sizes, double prefill, double decode)
+      : cm_(cm), sizes_(std::move(sizes)), k_(int(sizes_.size())), prefill_(prefill), decode_(decode),
+        capacity_(cm.resource_capacities()) {
     for (const auto& g : cm.topology().platform().gpus) gpus_.push_back(g.index);
+    for (int n : sizes_) ++left_[n], needed_ += n;
   }
 
   double group_cost(const std::vector<int>& g) {
@@ -38,7 +42,7 @@ public:
   double sharing_cost(const std::vector<int>& g) const {
     if (g.size() < 2) return 0;
     double c = 0;
-    const double bytes = prefill_ * bus_factor(CollectiveOp::all_reduce, tp_);
+    const double bytes = prefill_ * bus_factor(CollectiveOp::all_reduce, int(g.size()));
     for (const auto& l : cm_.links_used(g)) {
       const int r = cm_.resource_of(l);
       auto u = use_.find(r);
@@ -62,18 +66,23 @@ public:
     }
     for (std::size_t f = from; f < gpus_.size(); ++f) {
       if (taken[f]) continue;
-      if (int(gpus_.size() - f) < (k_ - int(groups.size())) * tp_) break;
-      std::vector<int> g{gpus_[f]};
+      if (int(gpus_.size() - f) < needed_) break;
       taken[f] = true;
-      choose(f + 1, f, g, taken, groups, cost);
+      for (auto& [size, left] : left_) {  // a group of each size still to place starts at gpus_[f]
+        if (left == 0) continue;
+        std::vector<int> g{gpus_[f]};
+        --left, needed_ -= size;
+        choose(f + 1, f, size, g, taken, groups, cost);
+        ++left, needed_ += size;
+      }
       taken[f] = false;
     }
   }
 
   // Completes the group started at gpus_[first]; groups are enumerated by increasing first GPU.
-  void choose(std::size_t next, std::size_t first, std::vector<int>& g, std::vector<bool>& taken,
+  void choose(std::size_t next, std::size_t first, int size, std::vector<int>& g, std::vector<bool>& taken,
               std::vector<std::vector<int>>& groups, double cost) {
-    if (int(g.size()) == tp_) {
+    if (int(g.size()) == size) {
       const double add = group_cost(g) + sharing_cost(g);
       groups.push_back(g);
       use(g, +1);
@@ -86,7 +95,7 @@ public:
       if (taken[i]) continue;
       taken[i] = true;
       g.push_back(gpus_[i]);
-      choose(i + 1, first, g, taken, groups, cost);
+      choose(i + 1, first, size, g, taken, groups, cost);
       g.pop_back();
       taken[i] = false;
     }
@@ -96,18 +105,19 @@ public:
     std::vector<bool> taken(gpus_.size(), false);
     Placement p{{}, 0, false, ""};
     for (int r = 0; r < k_; ++r) {
+      const int tp = sizes_[r];
       std::size_t f = 0;
       while (taken[f]) ++f;
       std::vector<int> g{gpus_[f]};
       taken[f] = true;
-      while (int(g.size()) < tp_) {
+      while (int(g.size()) < tp) {
         std::size_t best = gpus_.size();
         double best_t = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < gpus_.size(); ++i) {
           if (taken[i]) continue;
           double t = 0;
           for (int m : g) {
-            const GpuPath& path = cm_.topology().path(m, gpus_[i], tp_);
+            const GpuPath& path = cm_.topology().path(m, gpus_[i], tp);
             t = std::max(t, path.latency_s + prefill_ / path.bottleneck_Bps);
           }
           if (t < best_t) best_t = t, best = i;
@@ -125,9 +135,10 @@ public:
 
   Placement run() {
     const int n = int(gpus_.size());
-    if (k_ * tp_ > n)
-      throw ValueError(fmt::format("layout: auto needs {} x {} GPUs; {} has {}", k_, tp_, cm_.topology().platform().file, n));
-    if (n <= 16 && tp_ <= 4) {
+    if (needed_ > n)
+      throw ValueError(fmt::format("layout: auto needs {} GPUs; {} has {}", needed_, cm_.topology().platform().file, n));
+    // Exact while the groups are small (or one group takes every GPU: a single layout).
+    if (n <= 16 && (sizes_.front() <= 4 || sizes_.front() == n)) {
       std::vector<bool> taken(gpus_.size(), false);
       std::vector<std::vector<int>> groups;
       best_.cost_s = second_.cost_s = std::numeric_limits<double>::infinity();
@@ -141,7 +152,10 @@ public:
 
 private:
   const CollectiveModel& cm_;
-  int tp_, k_;
+  std::vector<int> sizes_;
+  int k_;
+  std::map<int, int, std::greater<int>> left_;  // groups of each size still to place, largest first
+  int needed_ = 0;                               // their GPUs
   double prefill_, decode_;
   std::vector<double> capacity_;
   std::vector<int> gpus_;
@@ -165,7 +179,12 @@ std::string describe(const CollectiveModel& cm, const std::vector<std::vector<in
 
 Placement place_groups(const CollectiveModel& cm, int tp, int replicas, double prefill_bytes, double decode_bytes) {
   const int k = replicas > 0 ? replicas : int(cm.topology().platform().gpus.size()) / tp;
-  Search search(cm, tp, std::max(1, k), prefill_bytes, decode_bytes);
+  return place_groups(cm, std::vector<int>(std::max(1, k), tp), prefill_bytes, decode_bytes);
+}
+
+Placement place_groups(const CollectiveModel& cm, std::vector<int> sizes, double prefill_bytes, double decode_bytes) {
+  std::sort(sizes.begin(), sizes.end(), std::greater<int>());
+  Search search(cm, sizes, prefill_bytes, decode_bytes);
   Placement p = search.run();
   p.reason = fmt::format("{} search placed {}: one {} prefill and one {} decode all-reduce in every group take {} in all",
                          p.exact ? "exact" : "greedy (heuristic: more than 16 GPUs or groups above 4)", describe(cm, p.layout),

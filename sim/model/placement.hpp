@@ -23,5 +23,8 @@ struct Placement {
 // Throws ValueError when the platform has fewer than replicas x tp GPUs.
 // `replicas` 0 = as many groups as fit.
 Placement place_groups(const CollectiveModel& cm, int tp, int replicas, double prefill_bytes, double decode_bytes);
+// Groups of different sizes (a mixed split: one TP=2 and two TP=1); the layout lists the groups
+// by their first GPU.
+Placement place_groups(const CollectiveModel& cm, std::vector<int> sizes, double prefill_bytes, double decode_bytes);
 
 }  // namespace tpsim

@@ -59,6 +59,7 @@ struct ConfigResult {
   std::optional<CollectivePlan> prefill_collective;  // one layer all-reduce of the prefill
   std::optional<CollectivePlan> decode_all_to_all;   // one MoE dispatch of the decode step (EP with attention DP)
   int collectives_per_step = 0;
+  SchedulerSpec scheduler;               // what the serving run used (the scenario's, with the configuration's knobs)
   // Serving metrics (from request records).
   Percentiles ttft_s, tpot_s, e2e_s, queue_s, itl_max_s;
   double throughput_tok_s = 0;           // output tokens per second, all replicas
@@ -88,6 +89,27 @@ struct Crossover {
   std::string from, to;
 };
 
+// `configs: auto` (search_summary.hpp): one operating point per configuration and load.
+struct ParetoPoint {
+  std::string config;
+  std::optional<double> rate_req_s;  // the swept arrival rate, when the scenario sweeps workload.rate
+  double tok_s_per_gpu = 0;          // output tokens per second per GPU
+  double tok_s_per_user = 0;         // 1 / TPOT p50: output tokens per second one request sees
+  int gpus = 0;
+};
+
+struct SearchSummary {
+  std::vector<std::size_t> ranking;  // indices into ScenarioResult::configs, best first
+  std::vector<std::string> status;   // per configuration: does not fit, saturated, misses / meets the SLOs, keeps up
+  std::vector<ParetoPoint> pareto;   // the non-dominated points, by tok_s_per_user
+  std::vector<ParetoPoint> points;   // every point the frontier was drawn from
+  std::string pareto_basis;          // which points: within the SLOs, or (none within) all that fit
+  std::vector<std::string> notes;    // degrees left out, and why; what the ranking means
+  bool fewest_gpus_mode = false;
+  std::string fewest_gpus_config;    // "" = no split meets the SLOs
+  int fewest_gpus = 0;
+};
+
 struct ScenarioResult {
   std::string scenario;
   std::string model_name;
@@ -107,9 +129,17 @@ struct ScenarioResult {
   // With SLOs: per configuration, the highest swept value at which it meets every SLO at p99
   // and is not saturated (nullopt: at none).
   std::vector<std::pair<std::string, std::optional<double>>> highest_within_slo;
+  std::optional<SearchSummary> search;   // `configs: auto`
 };
 
 // Whether a configuration meets every SLO at p99 and keeps up with its arrivals.
 bool within_slo(const ConfigResult& c, const SloSpec& slo);
+
+// The objective's value of a configuration, lower is better; infinity when it does not fit or
+// completed nothing.
+double objective_score(const ConfigResult& r, Objective o);
+
+// GPUs a configuration uses (all replicas).
+int gpus_of(const ConfigResult& c);
 
 }  // namespace tpsim

@@ -71,7 +71,8 @@ void ReplicaScheduler::preempt_newest() {
 }
 
 bool ReplicaScheduler::next_step(Step& step, double now) {
-  step = Step{};
+  step.work.clear(), step.slots.clear();  // keeps their capacity: a step is planned millions of times
+  step.tokens = 0, step.prefill = false;
   long budget = spec_.max_batched_tokens;
   const bool chunked = spec_.chunked_prefill;
   // Prefill-first: admit whole prompts while they fit.
@@ -132,20 +133,21 @@ void ReplicaScheduler::finish_step(const Step& step, double now, int replica, st
     if (s.last_token_s >= 0) s.rec.max_itl_s = std::max(s.rec.max_itl_s, now - s.last_token_s);
     s.last_token_s = now;
   }
-  // Remove finished sequences (stable order keeps "newest last" for preemption).
-  std::vector<Seq> still;
-  still.reserve(running_.size());
-  for (auto& s : running_) {
+  // Remove finished sequences in place (stable order keeps "newest last" for preemption).
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    Seq& s = running_[i];
     if (s.generated >= s.req.output_tokens) {
       used_blocks_ -= s.blocks;
       s.rec.finish_s = now;
       s.rec.replica = replica;
       done.push_back(s.rec);
     } else {
-      still.push_back(std::move(s));
+      if (kept != i) running_[kept] = std::move(s);
+      ++kept;
     }
   }
-  running_.swap(still);
+  running_.resize(kept);
 }
 
 }  // namespace tpsim

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.hpp"
+#include "search_report.hpp"
 #include "verdict.hpp"
 
 namespace tpsim {
@@ -153,6 +154,7 @@ std::string render_table(const ScenarioResult& r) {
     for (const auto& [name, v] : r.highest_within_slo)
       out += fmt::format("  {}: highest value within the SLOs: {}\n", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none swept");
   }
+  out += render_search_table(r);
   if (!r.calibration_use.empty()) out += "\ncollective calibration:\n";
   for (const auto& line : r.calibration_use) out += "  " + line + "\n";
   out += fmt::format("\nverdict: {}\n  {}\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
@@ -177,6 +179,7 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
       j["sweep"]["highest_within_slo"] = best;
     }
   }
+  add_search_json(j, r);
   round_numbers(j);
   return j.dump(2) + "\n";
 }
@@ -247,6 +250,7 @@ std::string render_markdown(const ScenarioResult& r) {
       md += fmt::format("\n- {} meets the SLOs up to {}.", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none of the swept values");
     md += "\n";
   }
+  md += render_search_markdown(r);
   return md;
 }
 

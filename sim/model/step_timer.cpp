@@ -1,0 +1,45 @@
+#include "step_timer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tpsim {
+
+namespace {
+constexpr std::size_t MEMO_LIMIT = 1 << 16;  // (tokens, sequences) shapes kept; then the memo starts afresh
+}
+
+StepTimer::StepTimer(const ModelCard& model, const Parallelism& parallel, const GpuModel& gpu, const CollectiveModel& collectives,
+                     std::vector<int> replica)
+    : model_(model), parallel_(parallel), gpu_(gpu), collectives_(collectives), replica_(std::move(replica)) {}
+
+const Breakdown& StepTimer::fixed(const StepOps& ops, long long tokens) {
+  const std::pair key{tokens, (long long)ops.sequences};
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  if (memo_.size() >= MEMO_LIMIT) memo_.clear();
+  Breakdown b = plan_step(ops, gpu_, collectives_, replica_).breakdown;
+  b.attention = 0, b.host = 0;
+  return memo_.emplace(key, b).first->second;
+}
+
+double StepTimer::closed_form_s(const std::vector<SequenceWork>& batch) {
+  const StepOps ops = step_ops(model_, parallel_, batch);
+  long long tokens = 0;
+  for (const auto& s : batch) tokens += s.new_tokens;
+  Breakdown b = fixed(ops, tokens);
+  // As plan_step sums it: each stage's layers kind by kind, each kind's attention ops.
+  for (const auto& counts : ops.stage_kinds)
+    for (std::size_t kind = 0; kind < counts.size(); ++kind) {
+      double attention = 0;
+      for (const Op& op : ops.kinds[kind])
+        if (op.kind == OpKind::attention) attention += op_time(op, gpu_);
+      b.attention += attention * counts[kind];
+    }
+  const double gpu_time = b.total();
+  const double host = gpu_.host_overhead_s + gpu_.host_per_sequence_s * ops.sequences;
+  b.host = gpu_.host_overlap ? std::max(0.0, host - gpu_time) : host;
+  return b.total();
+}
+
+}  // namespace tpsim

@@ -1,0 +1,81 @@
+// --launch (sim/report/launch.hpp): the serve and bench scripts of a configuration, for every
+// engine; each must pass `shellcheck -S error` (shellcheck is in .ci/packages.txt).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "../scratch_dir.hpp"
+#include "config/model_card.hpp"
+#include "report/launch.hpp"
+
+using namespace tpsim;
+
+namespace {
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+// Two TP=2 replicas on GPUs 0,1 and 2,3 serving the design exercise's 6,144 + 300 tokens.
+ScenarioResult two_pairs() {
+  ScenarioResult r;
+  ConfigResult c;
+  c.name = "2xTP=2 NVLink pairs";
+  c.layout = {{0, 1}, {2, 3}};
+  c.tp = 2;
+  c.requests_completed = 2;
+  c.ttft_s.p50 = 0.2;
+  r.configs = {c};
+  r.recommendation = c.name;
+  return r;
+}
+
+Scenario design_exercise() {
+  Scenario s;
+  s.name = "design exercise";
+  s.file = "scenarios/x.yaml";
+  s.platform_path = "platforms/4gpu_nv12_sys.xml";
+  s.workload.prompt = {LengthDist::fixed, 6144};
+  s.workload.output = {LengthDist::fixed, 300};
+  s.collectives.p2p_level = "SYS";
+  return s;
+}
+
+std::string text_of(const std::vector<std::pair<std::string, std::string>>& files, const std::string& name) {
+  for (const auto& [f, t] : files)
+    if (f == name) return t;
+  FAIL("no file " << name);
+  return "";
+}
+}  // namespace
+
+TEST_CASE("launch scripts pin each replica to its GPUs with the engine's TP flag and pass shellcheck") {
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  CHECK(m.hf_id == "meta-llama/Llama-3.1-8B");
+  const std::vector<std::pair<std::string, std::string>> tp_flag{
+      {"vllm", "--tensor-parallel-size 2"}, {"sglang", "--tp-size 2"}, {"trtllm", "--tp_size 2"}, {"tgi", "--num-shard 2"}};
+  for (const auto& [engine, flag] : tp_flag) {
+    CAPTURE(engine);
+    const auto files = launch_files(design_exercise(), m, two_pairs(), {}, engine);
+    const std::string serve = text_of(files, "serve-2xtp-2-nvlink-pairs.sh"), bench = text_of(files, "bench-2xtp-2-nvlink-pairs.sh");
+    for (const char* gpus : {"0,1", "2,3"})
+      CHECK(std::regex_search(serve, std::regex(std::string("CUDA_VISIBLE_DEVICES=") + gpus + " [^\n]*" + flag)));
+    CHECK(serve.find("export NCCL_P2P_LEVEL=SYS") != std::string::npos);
+    CHECK(serve.find("MODEL=${MODEL:-meta-llama/Llama-3.1-8B}") != std::string::npos);
+    CHECK(serve.find("--worker-urls http://127.0.0.1:8001 http://127.0.0.1:8002") != std::string::npos);
+    CHECK(bench.find("--random-input-len 6144 --random-output-len 300") != std::string::npos);
+    for (const auto& [file, text] : files) {
+      if (file.size() < 3 || file.substr(file.size() - 3) != ".sh") continue;
+      const auto path = test::scratch_dir() / (engine + "-" + file);
+      std::ofstream(path) << text;
+      CAPTURE(file);
+      CHECK(std::system(("shellcheck -S error " + path.string() + " > /dev/null").c_str()) == 0);
+    }
+  }
+}
+
+TEST_CASE("launch refuses an engine it cannot write for, and a configuration that is not there") {
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  CHECK_THROWS_WITH(launch_files(design_exercise(), m, two_pairs(), {}, "deepspeed"),
+                    "scenarios/x.yaml: error: --launch cannot write commands for engine 'deepspeed' (it writes for vllm, sglang, trtllm, tgi)");
+  CHECK_THROWS_WITH(launch_files(design_exercise(), m, two_pairs(), {"2xTP=2 NVLink pair"}, "vllm"),
+                    "--launch-config: error: no configuration named '2xTP=2 NVLink pair'; did you mean '2xTP=2 NVLink pairs'?");
+}

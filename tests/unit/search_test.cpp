@@ -1,0 +1,61 @@
+// configs: auto (sim/model/splits.hpp, search_summary.hpp, placement.hpp): the splits of a box,
+// the Pareto frontier, and the placement of groups of several sizes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "config/platform_file.hpp"
+#include "model/placement.hpp"
+#include "model/search_summary.hpp"
+#include "model/splits.hpp"
+
+using namespace tpsim;
+
+namespace {
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+std::set<std::string> names(const SplitList& l) {
+  std::set<std::string> out;
+  for (const auto& s : l.splits) out.insert(s.name());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("every split of 4 GPUs: k x TP x PP using them all, and mixed TP degrees") {
+  auto any = [](int) { return std::string(); };
+  // TP in {4, 2, 1} x PP with k·TP·PP = 4: TP=4, 2xTP=2, TP=2xPP=2, 4xTP=1, 2xTP=1xPP=2, TP=1xPP=4;
+  // mixed partitions of 4 into {4, 2, 1} with two degrees: 2 + 1 + 1. TP=3 is refused.
+  auto no_three = [](int t) { return t == 3 ? std::string("TP=3 does not divide the heads") : std::string(); };
+  const SplitList l = enumerate_splits(4, true, no_three, any);
+  CHECK(names(l) == std::set<std::string>{"TP=4", "2xTP=2", "TP=2xPP=2", "4xTP=1", "2xTP=1xPP=2", "TP=1xPP=4", "TP=2 + 2xTP=1"});
+  CHECK(l.left_out == std::vector<std::string>{"TP=3 does not divide the heads"});
+  for (const auto& s : l.splits) CHECK(s.gpus() == 4);
+  // With TP=3 allowed, 3 + 1 is a split too.
+  CHECK(names(enumerate_splits(4, true, any, any)).count("TP=3 + TP=1") == 1);
+  // Fewer GPUs too (fewest_gpus): a lone TP=1 is the smallest.
+  const SplitList all = enumerate_splits(4, false, no_three, any);
+  CHECK(names(all).count("TP=1") == 1);
+  CHECK(names(all).count("TP=2 + TP=1") == 1);
+}
+
+TEST_CASE("the Pareto frontier keeps the points no other point beats on both axes") {
+  // (per GPU, per user): d (12, 1), a (10, 5), b (8, 8) are the frontier; c (7, 6) is beaten by b.
+  const std::vector<ParetoPoint> points{{"a", {}, 10, 5, 8}, {"b", {}, 8, 8, 8}, {"c", {}, 7, 6, 8}, {"d", {}, 12, 1, 8}};
+  std::vector<std::string> front;
+  for (const auto& p : pareto_frontier(points)) front.push_back(p.config);
+  CHECK(front == std::vector<std::string>{"d", "a", "b"});
+}
+
+TEST_CASE("a mixed split's TP=2 group lands on an NVLink pair of the design exercise's box") {
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/4gpu_nv12_sys.xml");
+  Topology topo(platform, {}, "");
+  CollectiveModel cm(topo, {}, nullptr);
+  // 6,144-token prefill and batch-1 decode all-reduces of Llama-3.1-8B (d = 4096, 2 bytes).
+  const Placement p = place_groups(cm, {1, 2, 1}, 6144 * 4096 * 2.0, 4096 * 2.0);
+  REQUIRE(p.layout.size() == 3);
+  CHECK(p.exact);
+  const auto pair = std::find_if(p.layout.begin(), p.layout.end(), [](const auto& g) { return g.size() == 2; });
+  REQUIRE(pair != p.layout.end());
+  CHECK((*pair == std::vector<int>{0, 1} || *pair == std::vector<int>{2, 3}));
+}
