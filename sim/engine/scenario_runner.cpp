@@ -9,25 +9,32 @@
 
 #include "config/calibration.hpp"
 #include "config/model_card.hpp"
+#include "config/model_scale.hpp"
 #include "config/platform_file.hpp"
 #include "engine.hpp"
+#include "model/intervals.hpp"
 #include "model/placement.hpp"
+#include "scenario_eval.hpp"
+#include "what_would_change.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
-namespace {
 
-struct Inputs {
-  ModelCard model;
-  PlatformDesc platform;
-  std::unique_ptr<Calibration> calibration;
-};
+Inputs with_scenario_model(const Inputs& in, const Scenario& s) {
+  Inputs out = in;
+  if (!s.model_weight_bytes) return out;
+  int pp = 1;
+  for (const auto& c : s.configs) pp = std::max(pp, c.pp);
+  out.model = scaled_to_weight_bytes(in.model, *s.model_weight_bytes, pp);
+  return out;
+}
 
 Inputs load_inputs(const Scenario& s) {
   Inputs in;
   in.model = load_model_card(s.model_path, s.dtype, s.kv_cache_dtype);
+  in.model = with_scenario_model(in, s).model;
   in.platform = load_platform_file(s.platform_path);
-  if (!s.calibration_path.empty()) in.calibration = std::make_unique<Calibration>(load_calibration(s.calibration_path));
+  if (!s.calibration_path.empty()) in.calibration = std::make_shared<const Calibration>(load_calibration(s.calibration_path));
   for (const auto& c : s.configs) {
     try {
       check_tp(in.model, c.tp);
@@ -57,6 +64,8 @@ Inputs load_inputs(const Scenario& s) {
   }
   return in;
 }
+
+namespace {
 
 MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s) {
   MemoryFit f;
@@ -190,8 +199,10 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   r.records = std::move(run.records);
 }
 
+}  // namespace
+
 ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c, const Topology& topo,
-                        const CollectiveModel& cm, const RunOptions& opt) {
+                        const CollectiveModel& cm, const RunOptions& opt, bool simulate) {
   ConfigResult r;
   r.name = c.name;
   r.layout = c.layout;
@@ -225,7 +236,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   if (auto* c = first_collective(pp)) r.prefill_collective = *c;
   for (const auto& op : decode_ops.flatten())
     r.collectives_per_step += op.kind == OpKind::collective && (c.tp > 1 || op.collective == CollectiveOp::send_recv);
-  if (!r.memory.fits) return r;
+  if (!r.memory.fits || !simulate) return r;
 
   RunSpec spec;
   spec.model = &in.model;
@@ -265,6 +276,18 @@ std::string winner_of(const std::vector<ConfigResult>& configs, Objective o) {
   return best && std::isfinite(score(*best, o)) ? best->name : "";
 }
 
+ConfigSpec placed_config(const Scenario& s, const Inputs& in, const CollectiveModel& cm, ConfigSpec c, std::string* note) {
+  if (!c.auto_replicas) return c;
+  // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
+  const double d = in.model.hidden_size * 2.0;
+  const Placement p = place_groups(cm, c.tp, *c.auto_replicas, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
+  c.layout = p.layout;
+  if (note) *note = "layout: auto: " + p.reason;
+  return c;
+}
+
+namespace {
+
 std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label,
                                   std::set<std::string>& calibration_use) {
   Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
@@ -272,15 +295,8 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
   std::vector<ConfigResult> out;
   for (std::size_t i = 0; i < s.configs.size(); ++i) {
     if (opt.progress) opt.progress(fmt::format("{}{} ({}/{})", label, s.configs[i].name, i + 1, s.configs.size()));
-    ConfigSpec c = s.configs[i];
     std::string placed;
-    if (c.auto_replicas) {
-      // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
-      const double d = in.model.hidden_size * 2.0;
-      const Placement p = place_groups(cm, c.tp, *c.auto_replicas, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
-      c.layout = p.layout;
-      placed = "layout: auto: " + p.reason;
-    }
+    const ConfigSpec c = placed_config(s, in, cm, s.configs[i], &placed);
     out.push_back(run_config(s, in, c, topo, cm, opt));
     if (!placed.empty()) out.back().notes.push_back(placed);
   }
@@ -311,7 +327,8 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
       if (s.sweep->parameter == "workload.output_tokens") point.workload.output_where = s.sweep->where;
       RunOptions untraced = opt;
       untraced.trace = nullptr;
-      SweepPoint sp{v, run_all(point, in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v), calibration_use), ""};
+      const Inputs point_in = with_scenario_model(in, point);
+      SweepPoint sp{v, run_all(point, point_in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v), calibration_use), ""};
       sp.winner = winner_of(sp.configs, s.objective);
       res.sweep_points.push_back(std::move(sp));
     }
@@ -338,6 +355,10 @@ ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
       }
   }
   res.calibration_use.assign(calibration_use.begin(), calibration_use.end());
+  res.model_shape = {in.model.hidden_size, in.model.num_layers, 2.0, in.model.weight_bytes(), in.model.parallel_block ? 1 : 2,
+                     gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes()).hbm_Bps};
+  attach_intervals(res, in.calibration.get());
+  res.what_would_change = what_would_change(s, in, res, opt);
   return res;
 }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <numeric>
+
+#include "util/units.hpp"
 
 namespace tpsim {
 
@@ -19,6 +22,21 @@ Percentiles percentiles(std::vector<double> v) {
 bool within_slo(const ConfigResult& c, const SloSpec& slo) {
   return c.memory.fits && c.requests_completed > 0 && !c.saturated && (!slo.ttft_p99_s || c.ttft_s.p99 <= *slo.ttft_p99_s) &&
          (!slo.tpot_p99_s || c.tpot_s.p99 <= *slo.tpot_p99_s) && (!slo.e2e_p99_s || c.e2e_s.p99 <= *slo.e2e_p99_s);
+}
+
+std::string objective_metric(const ConfigResult& c, const std::string& objective) {
+  if (objective == "ttft") return fmt::format("TTFT p50 {:.1f} ms", c.ttft_s.p50 * 1e3);
+  if (objective == "tpot") return fmt::format("TPOT p50 {:.2f} ms", c.tpot_s.p50 * 1e3);
+  if (objective == "throughput") return fmt::format("{:.0f} output tok/s per GPU", c.throughput_tok_s_per_gpu);
+  if (objective == "slo") return fmt::format("SLO attainment {:.1f}%, goodput {:.2f} req/s", c.slo_attainment * 100, c.goodput_req_s);
+  return fmt::format("end-to-end latency p50 {:.1f} ms", c.e2e_s.p50 * 1e3);
+}
+
+std::string format_in_unit(double v, const std::string& unit) {
+  if (unit == "B/s") return format_bandwidth(v);
+  if (unit == "s") return format_time(v);
+  if (unit == "B") return format_size(v);
+  return fmt::format("{:.6g} {}", v, unit);
 }
 
 }  // namespace tpsim

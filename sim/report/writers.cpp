@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "answer_report.hpp"
+#include "exercises.hpp"
 #include "util/error.hpp"
 #include "verdict.hpp"
 
@@ -69,6 +71,7 @@ json config_json(const ConfigResult& c) {
   }
   j["requests_completed"] = c.requests_completed;
   j["requests_dropped"] = c.requests_dropped;
+  add_config_intervals(j, c);
   return j;
 }
 
@@ -92,7 +95,7 @@ json configs_json(const std::vector<ConfigResult>& v) {
 }  // namespace
 
 std::string render_table(const ScenarioResult& r) {
-  std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file);
+  std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file) + table_grounding(r);
   std::size_t w = 13;
   for (const auto& c : r.configs) w = std::max(w, c.name.size());
   out += fmt::format("{:<{}} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}\n", "configuration", w, "TP", "TTFT p50", "TPOT p50",
@@ -108,6 +111,7 @@ std::string render_table(const ScenarioResult& r) {
                        c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu, c.decode_step.total() * 1e3,
                        c.prefill.total() * 1e3, c.saturated ? "  saturated" : "");
   }
+  out += table_intervals(r);
   out += fmt::format("\n{:<{}} {:<7} {:>8} {:>9} {:>9} {:>11} {:>7}   (ms, one replica alone)\n", "breakdown", w, "", "weights",
                      "compute", "attention", "collectives", "launch");
   for (const auto& c : r.configs) {
@@ -125,7 +129,7 @@ std::string render_table(const ScenarioResult& r) {
   if (!r.calibration_use.empty()) out += "\ncollective calibration:\n";
   for (const auto& line : r.calibration_use) out += "  " + line + "\n";
   out += fmt::format("\nverdict: {}\n  {}\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
-  return out;
+  return out + table_what_would_change(r);
 }
 
 std::string render_json(const ScenarioResult& r, const std::string& version) {
@@ -134,6 +138,7 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
             {"configs", configs_json(r.configs)},
             {"recommendation", {{"config", r.recommendation}, {"reason", r.reason}, {"derivation", r.derivation}}},
             {"calibration_use", r.calibration_use}};
+  add_answer_json(j, r);
   if (r.sweep_parameter) {
     json pts = json::array();
     for (const auto& p : r.sweep_points) pts.push_back({{"value", p.value}, {"configs", configs_json(p.configs)}, {"winner", p.winner}});
@@ -194,7 +199,8 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
 }
 
 std::string render_markdown(const ScenarioResult& r) {
-  std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective);
+  std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective) +
+                   markdown_grounding(r);
   md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.configs)
@@ -213,7 +219,7 @@ std::string render_markdown(const ScenarioResult& r) {
       md += fmt::format("\n- {} meets the SLOs up to {}.", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none of the swept values");
     md += "\n";
   }
-  return md;
+  return md + markdown_what_would_change(r) + markdown_exercises(r);
 }
 
 std::string render_requests_csv(const ScenarioResult& r) {
