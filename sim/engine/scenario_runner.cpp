@@ -308,6 +308,7 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
 
 ScenarioResult run_scenario(const Scenario& s, const RunOptions& opt) {
   const Inputs in = load_inputs(s);
+  check_what_would_change(s, in);
   ScenarioResult res;
   res.scenario = s.name;
   res.model_name = in.model.name;

@@ -73,10 +73,40 @@ struct Stop {
   std::string why;
 };
 
+// The run time of the whole search is bounded by a budget of simulated work, counted without a
+// clock (so output stays deterministic): one evaluation costs the base run's output tokens, a
+// configuration whose replicas share links (its collectives run as SimGrid flows, ~20x the cost
+// of the closed form per step) 20 times over, plus PLAN_WORK per configuration for its plans.
+// The main job (about 14,000 units per evaluation) fits ~170 evaluations; a scenario of 300
+// requests on three configurations ~9; past the budget, probes say they were not searched.
+constexpr double WORK_BUDGET = 2.5e6;
+constexpr double FLOW_FACTOR = 20;
+constexpr double PLAN_WORK = 1000;
+
+double evaluation_work(const ScenarioResult& base) {
+  double w = 0;
+  for (const auto& c : base.configs) {
+    double tokens = 0;
+    for (const auto& r : c.records) tokens += double(r.output_tokens);
+    w += tokens * (c.shared_links ? FLOW_FACTOR : 1) + PLAN_WORK;
+  }
+  return w;
+}
+
+// Evaluations left to this scenario's search; spent one at a time.
+struct Budget {
+  long left = 0, total = 0;
+  void spend() {
+    if (left <= 0) throw Stop{fmt::format("tpsim's budget of {} evaluations for this scenario is spent (what_would_change: lists fewer inputs)", total)};
+    --left;
+  }
+};
+
 // The configurations with the probed input at v. An input error at a what-if point (a prompt
 // beyond the context, say) ends the search there: it is not the user's mistake.
-std::vector<ConfigResult> evaluate_at(const Scenario& s, const Inputs& in, const std::string& parameter, double v,
+std::vector<ConfigResult> evaluate_at(const Scenario& s, const Inputs& in, const std::string& parameter, double v, Budget& budget,
                                      const std::string& always = "") {
+  budget.spend();
   Scenario point = s;
   apply_sweep_value(point, parameter, v);
   try {
@@ -258,7 +288,7 @@ std::vector<std::string> default_parameters(const Scenario& s, const Inputs& in,
   return out;
 }
 
-std::vector<Change> probe_numeric(const Scenario& s, const Inputs& in, const Probe& pr, const ScenarioResult& base) {
+std::vector<Change> probe_numeric(const Scenario& s, const Inputs& in, const Probe& pr, const ScenarioResult& base, Budget& budget) {
   const std::string& winner = base.recommendation;
   std::vector<Change> out;
   for (const auto& [limit, direction] : {std::pair{pr.up, "above"}, std::pair{pr.down, "below"}}) {
@@ -266,13 +296,13 @@ std::vector<Change> probe_numeric(const Scenario& s, const Inputs& in, const Pro
     Change c{pr.parameter, pr.unit, pr.base, std::nullopt, "", winner, "", direction, *limit};
     try {
       const SearchResult r = find_change({pr.base, *limit, pr.snap}, winner, [&](double v) {
-        std::vector<ConfigResult> at = evaluate_at(s, in, pr.parameter, v);
+        std::vector<ConfigResult> at = evaluate_at(s, in, pr.parameter, v, budget);
         return winner_of(at, s.objective);
       });
       c.evaluations = r.evaluations;
       if (r.threshold) {
         c.threshold = r.threshold, c.to = r.to.empty() ? "none fits" : r.to;
-        c.why = describe(evaluate_at(s, in, pr.parameter, *r.threshold, winner), winner, r.to, objective_name(s.objective),
+        c.why = describe(evaluate_at(s, in, pr.parameter, *r.threshold, budget, winner), winner, r.to, objective_name(s.objective),
                          pr.parameter.rfind("links.", 0) == 0);
         ++c.evaluations;
       } else {
@@ -304,7 +334,7 @@ std::vector<Change> probe_objectives(const Scenario& s, const ScenarioResult& ba
   return out;
 }
 
-std::vector<Change> probe_p2p(const Scenario& s, const Inputs& in, const std::string& winner) {
+std::vector<Change> probe_p2p(const Scenario& s, const Inputs& in, const std::string& winner, Budget& budget) {
   std::vector<Change> out;
   for (const auto& [level, label] : {std::pair{"OFF", "off (NCCL_P2P_DISABLE=1)"}, std::pair{"SYS", "at every level (NCCL_P2P_LEVEL=SYS)"}}) {
     if (s.collectives.p2p_level == level) continue;
@@ -313,12 +343,15 @@ std::vector<Change> probe_p2p(const Scenario& s, const Inputs& in, const std::st
     Change c{"collectives.p2p", "", std::nullopt, std::nullopt, label, winner};
     c.evaluations = 1;
     try {
+      budget.spend();
       const auto at = evaluate(point, in, winner);
       const std::string w = winner_of(at, s.objective);
       if (w != winner) c.to = w, c.why = describe(at, winner, w, objective_name(s.objective));
       else if (const ConfigResult* t = find(at, w)) c.why = fmt::format("no change, the same winner ({})", objective_metric(*t, objective_name(s.objective)));
     } catch (const InputError& e) {
       c.why = std::string("not evaluated: ") + e.what();
+    } catch (const Stop& stop) {
+      c.why = "not evaluated: " + stop.why;
     }
     out.push_back(c);
   }
@@ -344,6 +377,12 @@ Probe user_probe(const ProbeSpec& ps, const Scenario& s, const Inputs& in) {
 
 }  // namespace
 
+void check_what_would_change(const Scenario& s, const Inputs& in) {
+  if (!s.what_would_change.enabled) return;
+  for (const auto& ps : s.what_would_change.probes)
+    if (ps.parameter != "objective" && ps.parameter != "collectives.p2p") user_probe(ps, s, in);
+}
+
 std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in, const ScenarioResult& base, const RunOptions& opt) {
   if (!scenario.what_would_change.enabled) return {};
   Scenario s = scenario;
@@ -365,13 +404,15 @@ std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in
   }
   std::vector<Change> out;
   if (base.recommendation.empty()) return out;
+  Budget budget;
+  budget.left = budget.total = long(WORK_BUDGET / evaluation_work(base));
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const auto* named = std::get_if<std::string>(&probes[i]);
     if (opt.progress)
       opt.progress(fmt::format("what would change: {} ({}/{})", named ? *named : std::get<Probe>(probes[i]).parameter, i + 1, probes.size()));
-    std::vector<Change> c = !named                      ? probe_numeric(s, in, std::get<Probe>(probes[i]), base)
+    std::vector<Change> c = !named                      ? probe_numeric(s, in, std::get<Probe>(probes[i]), base, budget)
                             : *named == "objective"     ? probe_objectives(s, base)
-                                                        : probe_p2p(s, in, base.recommendation);
+                                                        : probe_p2p(s, in, base.recommendation, budget);
     out.insert(out.end(), c.begin(), c.end());
   }
   return out;

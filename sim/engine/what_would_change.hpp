@@ -18,6 +18,10 @@
 
 namespace tpsim {
 
+// Checks the scenario's own `what_would_change:` list against its inputs (a parameter without a
+// value to start from, a range that does not hold that value); throws located InputErrors.
+// Called before anything is simulated.
+void check_what_would_change(const Scenario& s, const Inputs& in);
 // `base` holds the base run's configurations and winner. Throws InputError for a bad range.
 std::vector<Change> what_would_change(const Scenario& s, const Inputs& in, const ScenarioResult& base, const RunOptions& opt);
 
