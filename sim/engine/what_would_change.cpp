@@ -77,7 +77,7 @@ struct Stop {
 // clock (so output stays deterministic): one evaluation costs the base run's output tokens, a
 // configuration whose replicas share links (its collectives run as SimGrid flows, ~20x the cost
 // of the closed form per step) 20 times over, plus PLAN_WORK per configuration for its plans.
-// The main job (about 14,000 units per evaluation) fits ~170 evaluations; a scenario of 300
+// The main job (about 14,000 units per evaluation) is allowed ~170 evaluations and uses ~100; a scenario of 300
 // requests on three configurations ~9; past the budget, probes say they were not searched.
 constexpr double WORK_BUDGET = 2.5e6;
 constexpr double FLOW_FACTOR = 20;
