@@ -75,13 +75,13 @@ json config_json(const ConfigResult& c) {
   return j;
 }
 
-// Seven significant digits: far finer than the model's accuracy, and coarse enough that runs of
+// Eight significant digits: far finer than the model's accuracy, and coarse enough that runs of
 // the same configuration at different simulated start times (one engine per process) print the
 // same bytes despite floating-point noise in the last bits (what-would-change evaluations move
-// the clock of a second run in one process far enough to show in the ninth digit).
+// the clock of a second run in one process far enough to show in the ninth digit; the eighth holds).
 void round_numbers(json& j) {
   if (j.is_number_float()) {
-    j = std::stod(fmt::format("{:.7g}", j.get<double>()));
+    j = std::stod(fmt::format("{:.8g}", j.get<double>()));
   } else if (j.is_structured()) {
     for (auto& child : j) round_numbers(child);
   }
