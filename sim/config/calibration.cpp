@@ -1,5 +1,7 @@
 #include "calibration.hpp"
 
+#include <fstream>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -126,6 +128,15 @@ CollectiveCalibration read_collective(const YamlMap& m) {
     c.protocols[static_cast<int>(p)] = fit;
   }
   if (m.has("pieces")) c.pieces = read_pieces(m);
+  if (m.has("residuals")) {
+    YamlMap r = m.map("residuals");
+    r.check_keys({"median", "worst", "worst_size", "min_size"});
+    for (auto [key, out] : {std::pair{"median", &c.residual_median}, std::pair{"worst", &c.residual_worst}}) {
+      if (!r.has(key)) continue;
+      *out = r.number(key);
+      if (!(**out >= 0 && **out < 100)) r.fail(r.node(key), std::string("'") + key + "' must be a relative error in [0, 100)");
+    }
+  }
   return c;
 }
 
@@ -140,11 +151,20 @@ GemmPoint read_gemm(const YamlMap& m) {
   return g;
 }
 
+// `tpsim fit` heads its files with "# written by tpsim fit from: <inputs>".
+std::string written_from_header(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  const std::string mark = "# written by tpsim fit from: ";
+  return std::getline(in, line) && line.rfind(mark, 0) == 0 ? line.substr(mark.size()) : "";
+}
+
 Calibration read_calibration(const YAML::Node& root, const std::string& path) {
   YamlMap m(path, root, "a calibration file");
   m.check_keys({"collectives", "gemm", "hbm_copy_bandwidth", "kernel_launch", "graph_launch", "source", "residuals"});
   Calibration c;
   c.file = path;
+  c.written_from = m.str_or("source", written_from_header(path));
   // A list, not a mapping: iterating a mapping yields invalid nodes (yaml-cpp throws; found by fuzz_calibration).
   for (const char* key : {"collectives", "gemm"})
     if (m.has(key) && !m.node(key).IsSequence() && !m.node(key).IsNull()) m.fail(m.node(key), std::string("'") + key + "' must be a list");

@@ -54,6 +54,8 @@ struct CollectiveCalibration {
   std::optional<double> wire_Bps;  // the fitted group's ring wire rate (all rings), when the fit knew the platform
   std::array<std::optional<ProtocolFit>, 3> protocols;  // the fastest protocol runs
   std::vector<CollectivePiece> pieces;  // when not empty, the piece holding the size runs instead
+  // The fit's relative errors over the sizes it covers (its `residuals:` line), when recorded.
+  std::optional<double> residual_median, residual_worst;
   // The first piece whose max_size is >= size_B or that has none; nullptr without pieces.
   const CollectivePiece* piece_at(double size_B) const;
 };
@@ -67,6 +69,7 @@ struct GemmPoint {
 
 struct Calibration {
   std::string file;
+  std::string written_from;  // what `tpsim fit` read (its header line, or a top-level `source:`); "" when not said
   std::vector<CollectiveCalibration> collectives;
   std::vector<GemmPoint> gemm;
   std::optional<double> hbm_copy_Bps;

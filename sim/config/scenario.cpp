@@ -87,6 +87,13 @@ const std::vector<Sweepable>& sweepables() {
          [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.host_per_sequence_s = v; }); }},
         {"engine.all_reduce_jitter", "s", Quantity::time,
          [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.all_reduce_jitter_s = v; }); }},
+        {"model.weight_bytes", "B", Quantity::size, [](Scenario& s, double v) { s.model_weight_bytes = v; }, positive_value},
+        // Every link kind a SYS route crosses (PCIe lanes and switches, host bridges, the socket link) at once.
+        {"links.sys_path.bandwidth", "B/s", Quantity::bandwidth,
+         [](Scenario& s, double v) {
+           for (const char* k : {"pcie", "pcie_switch", "host_bridge", "upi"}) link_override(s, k).bandwidth_Bps = v;
+         },
+         positive_value},
     };
     for (const char* kind : {"nvlink", "nvswitch", "pcie", "pcie_switch", "host_bridge", "upi", "nic", "fabric"}) {
       std::string k = kind;
@@ -315,10 +322,10 @@ SloSpec read_slo(const YamlMap& m) {
 }
 
 // A sweep value passes the checks of the key it stands for.
-double sweep_value(const YamlMap& m, const YAML::Node& n, const Sweepable& p) {
-  const double v = p.quantity ? quantity_of(m.file(), n, *p.quantity, "sweep value") : number_of(m.file(), n, "sweep value");
+double sweep_value(const YamlMap& m, const YAML::Node& n, const Sweepable& p, const std::string& what = "sweep value") {
+  const double v = p.quantity ? quantity_of(m.file(), n, *p.quantity, what) : number_of(m.file(), n, what);
   if (p.refuse)
-    if (const std::string why = p.refuse(v); !why.empty()) m.fail(n, "sweep value " + count(v) + " of '" + p.name + "' " + why);
+    if (const std::string why = p.refuse(v); !why.empty()) m.fail(n, what + " " + count(v) + " of '" + p.name + "' " + why);
   return v;
 }
 
@@ -349,6 +356,33 @@ SweepSpec read_sweep(const YamlMap& m) {
   }
   if (!std::is_sorted(s.values.begin(), s.values.end())) m.fail(m.raw(), "sweep values must be in increasing order");
   return s;
+}
+
+// `what_would_change: off`, or a list of { parameter, down_to, up_to }.
+WhatWouldChangeSpec read_what_would_change(const YamlMap& parent) {
+  WhatWouldChangeSpec w;
+  const YAML::Node n = parent.node("what_would_change");
+  if (n.IsScalar() && (n.Scalar() == "off" || n.Scalar() == "false")) return WhatWouldChangeSpec{false, {}};
+  if (!n.IsSequence() || n.size() == 0 || n.size() > 100)
+    parent.fail(n, "'what_would_change' must be 'off' or a list of 1 to 100 { parameter, down_to, up_to }");
+  std::vector<std::string> names{"objective", "collectives.p2p"};
+  for (const auto& x : sweepables()) names.push_back(x.name);
+  for (const auto& item : n) {
+    YamlMap m(parent.file(), item, "a what_would_change entry");
+    m.check_keys({"parameter", "down_to", "up_to"});
+    ProbeSpec p{m.str("parameter"), std::nullopt, std::nullopt, location_of(m.file(), m.raw())};
+    if (std::find(names.begin(), names.end(), p.parameter) == names.end())
+      m.fail(m.node("parameter"), "cannot probe '" + p.parameter + "'" + did_you_mean(p.parameter, names));
+    const Sweepable* sw = find_sweepable(p.parameter);
+    for (const char* key : {"down_to", "up_to"}) {
+      if (!m.has(key)) continue;
+      if (!sw) m.fail(m.node(key), "'" + p.parameter + "' takes no range: it has no numeric value");
+      (std::string(key) == "up_to" ? p.up_to : p.down_to) = sweep_value(m, m.node(key), *sw, std::string("'") + key + "'");
+    }
+    if (p.down_to && p.up_to && !(*p.down_to < *p.up_to)) m.fail(m.node("up_to"), "'up_to' must be above 'down_to'");
+    w.probes.push_back(p);
+  }
+  return w;
 }
 
 std::vector<int> read_gpu_list(const YamlMap& m, const YAML::Node& n) {
@@ -454,7 +488,7 @@ void apply_sweep_value(Scenario& s, const std::string& parameter, double value) 
 Scenario load_scenario(const std::string& path) {
   YamlMap m(path, load_yaml_file(path), "a scenario");
   m.check_keys({"name", "description", "platform", "model", "calibration", "dtype", "kv_cache_dtype", "seed", "configs", "workload",
-                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep", "search"});
+                "scheduler", "engine", "collectives", "hardware", "objective", "slo", "sweep", "search", "what_would_change"});
   Scenario s;
   s.file = path;
   s.name = m.str_or("name", std::filesystem::path(path).stem().string());
@@ -506,6 +540,7 @@ Scenario load_scenario(const std::string& path) {
     if (s.objective == Objective::slo && !m.has("slo")) m.fail(m.node("objective"), "objective 'slo' needs an 'slo' section");
   }
   if (m.has("sweep")) s.sweep = read_sweep(m.map("sweep"));
+  if (m.has("what_would_change")) s.what_would_change = read_what_would_change(m);
   const WorkloadSpec& w = s.workload;
   if (s.sweep && s.sweep->parameter == "workload.rate" && w.requests == 0 && s.sweep->values.back() * w.duration_s > MAX_REQUESTS)
     m.fail(m.map("sweep").raw(), "sweep rate " + count(s.sweep->values.back()) + "/s over 'duration' makes " +

@@ -145,6 +145,20 @@ struct SearchSpec {
   Location where;                    // `configs: auto`, for errors found later
 };
 
+// `what_would_change:` — which inputs the runner probes for the value at which the winner changes
+// (engine/what_would_change.hpp). Without the key: the inputs that decide the verdict, over
+// default ranges; `what_would_change: off` skips it; a list names the parameters (any sweepable
+// one, `objective`, `collectives.p2p`) and optionally how far to search each way.
+struct ProbeSpec {
+  std::string parameter;
+  std::optional<double> down_to, up_to;  // SI; nullopt = the default range
+  Location where;
+};
+struct WhatWouldChangeSpec {
+  bool enabled = true;
+  std::vector<ProbeSpec> probes;  // empty: the defaults
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -165,6 +179,8 @@ struct Scenario {
   Objective objective = Objective::latency;
   SloSpec slo;
   std::optional<SweepSpec> sweep;
+  std::optional<double> model_weight_bytes;  // `model.weight_bytes`: the card's layers scaled to about this many bytes of weights
+  WhatWouldChangeSpec what_would_change;
 };
 
 Scenario load_scenario(const std::string& path);

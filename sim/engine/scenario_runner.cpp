@@ -18,6 +18,10 @@
 #include "runner_parts.hpp"
 #include "model/search_summary.hpp"
 #include "model/splits.hpp"
+#include "config/model_scale.hpp"
+#include "model/intervals.hpp"
+#include "scenario_eval.hpp"
+#include "what_would_change.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -26,11 +30,16 @@ namespace {
 // `configs: auto` enumerates every split (partitions grow fast) and places each exactly: a box, not a cluster.
 constexpr int MAX_SEARCH_GPUS = 16;
 
-struct Inputs {
-  ModelCard model;
-  PlatformDesc platform;
-  std::unique_ptr<Calibration> calibration;
-};
+}  // namespace
+
+Inputs with_scenario_model(const Inputs& in, const Scenario& s) {
+  Inputs out = in;
+  if (!s.model_weight_bytes) return out;
+  int pp = 1;
+  for (const auto& c : s.configs) pp = std::max(pp, c.pp);
+  out.model = scaled_to_weight_bytes(in.model, *s.model_weight_bytes, pp);
+  return out;
+}
 
 Inputs load_inputs(const Scenario& s) {
   Inputs in;
@@ -73,8 +82,6 @@ Inputs load_inputs(const Scenario& s) {
   }
   return in;
 }
-
-}  // namespace
 
 // Memory per GPU. With attention data parallelism the replica's reference batch is split over
 // its ep / tp attention groups, each with its own KV cache: the replica's blocks are theirs summed.
@@ -231,10 +238,8 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   r.records = std::move(run.records);
 }
 
-namespace {
-
 ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c, const Topology& topo,
-                        const CollectiveModel& cm, const RunOptions& opt) {
+                        const CollectiveModel& cm, const RunOptions& opt, bool simulate) {
   if (c.disaggregation) return run_disaggregated_config(s, {in.model, in.platform, in.calibration.get()}, c, topo, cm, opt);
   ConfigResult r;
   r.name = c.name;
@@ -279,7 +284,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   for (const auto& op : decode_ops.flatten())
     r.collectives_per_step += op.kind == OpKind::collective && (c.tp > 1 || op.collective == CollectiveOp::send_recv ||
                                                                 (op.collective == CollectiveOp::all_to_all && c.ep > 1));
-  if (!r.memory.fits) return r;
+  if (!r.memory.fits || !simulate) return r;
 
   RunSpec spec;
   spec.model = &in.model;
@@ -316,6 +321,8 @@ std::string winner_of(const std::vector<ConfigResult>& configs, Objective o) {
   return best && std::isfinite(score(*best, o)) ? best->name : "";
 }
 
+namespace {
+
 // The scenario's collectives as this engine runs them: its own all-reduce kernel, its arrival spread.
 CollectiveSpec collectives_for(const Scenario& s, const EngineSpec& e) {
   CollectiveSpec c = s.collectives;
@@ -345,6 +352,20 @@ Placement place_split(const CollectiveModel& cm, const ConfigSpec& c, double pre
   return p;
 }
 
+}  // namespace
+
+ConfigSpec placed_config(const Scenario& s, const Inputs& in, const CollectiveModel& cm, ConfigSpec c, std::string* note) {
+  if (!c.auto_replicas) return c;
+  // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
+  const double d = in.model.hidden_size * 2.0;
+  const Placement p = place_split(cm, c, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
+  c.layout = p.layout;
+  if (note) *note = "layout: auto: " + p.reason;
+  return c;
+}
+
+namespace {
+
 std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label,
                                   std::set<std::string>& calibration_use) {
   Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
@@ -352,19 +373,12 @@ std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const Run
   std::vector<ConfigResult> out;
   for (std::size_t i = 0; i < s.configs.size(); ++i) {
     if (opt.progress) opt.progress(fmt::format("{}{} ({}/{})", label, s.configs[i].name, i + 1, s.configs.size()));
-    ConfigSpec c = s.configs[i];
     // A configuration with its own engine runs its own collectives (the engine's all-reduce).
     std::optional<CollectiveModel> own_cm;
-    if (c.engine) own_cm.emplace(topo, collectives_for(s, *c.engine), in.calibration.get());
+    if (s.configs[i].engine) own_cm.emplace(topo, collectives_for(s, *s.configs[i].engine), in.calibration.get());
     const CollectiveModel& cm = own_cm ? *own_cm : scenario_cm;
     std::string placed;
-    if (c.auto_replicas) {
-      // Place the groups for this scenario's collectives: its prefill and decode all-reduce sizes.
-      const double d = in.model.hidden_size * 2.0;
-      const Placement p = place_split(cm, c, s.workload.batch * s.workload.prompt.value * d, s.workload.batch * d);
-      c.layout = p.layout;
-      placed = "layout: auto: " + p.reason;
-    }
+    const ConfigSpec c = placed_config(s, in, cm, s.configs[i], &placed);
     Scenario own = s;
     if (c.engine) own.engine = *c.engine;
     out.push_back(run_config(own, in, c, topo, cm, opt));
@@ -409,6 +423,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
   const Inputs in = load_inputs(given);
   std::vector<std::string> left_out;
   const Scenario s = with_searched_configs(given, in, left_out);
+  check_what_would_change(s, in);
   ScenarioResult res;
   res.scenario = s.name;
   res.model_name = in.model.name;
@@ -428,7 +443,8 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
       if (s.sweep->parameter == "workload.output_tokens") point.workload.output_where = s.sweep->where;
       RunOptions untraced = opt;
       untraced.trace = nullptr;
-      SweepPoint sp{v, run_all(point, in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v), calibration_use), ""};
+      const Inputs point_in = with_scenario_model(in, point);
+      SweepPoint sp{v, run_all(point, point_in, untraced, fmt::format("{}={:g} ", s.sweep->parameter, v), calibration_use), ""};
       sp.winner = winner_of(sp.configs, s.objective);
       res.sweep_points.push_back(std::move(sp));
     }
@@ -459,6 +475,10 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
     res.search = summarize_search(s, res, left_out);
     res.recommendation = search_recommendation(*res.search, res);
   }
+  res.model_shape = {in.model.hidden_size, in.model.num_layers, 2.0, in.model.weight_bytes(), in.model.parallel_block ? 1 : 2,
+                     gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes()).hbm_Bps};
+  attach_intervals(res, in.calibration.get());
+  res.what_would_change = what_would_change(s, in, res, opt);
   return res;
 }
 

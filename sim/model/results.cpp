@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <fmt/format.h>
 #include <numeric>
+
+#include "util/units.hpp"
 
 namespace tpsim {
 
@@ -38,6 +41,21 @@ int gpus_of(const ConfigResult& c) {
   int n = 0;
   for (const auto& replica : c.layout) n += int(replica.size());
   return n;
+}
+
+std::string objective_metric(const ConfigResult& c, const std::string& objective) {
+  if (objective == "ttft") return fmt::format("TTFT p50 {:.1f} ms", c.ttft_s.p50 * 1e3);
+  if (objective == "tpot") return fmt::format("TPOT p50 {:.2f} ms", c.tpot_s.p50 * 1e3);
+  if (objective == "throughput") return fmt::format("{:.0f} output tok/s per GPU", c.throughput_tok_s_per_gpu);
+  if (objective == "slo") return fmt::format("SLO attainment {:.1f}%, goodput {:.2f} req/s", c.slo_attainment * 100, c.goodput_req_s);
+  return fmt::format("end-to-end latency p50 {:.1f} ms", c.e2e_s.p50 * 1e3);
+}
+
+std::string format_in_unit(double v, const std::string& unit) {
+  if (unit == "B/s") return format_bandwidth(v);
+  if (unit == "s") return format_time(v);
+  if (unit == "B") return format_size(v);
+  return fmt::format("{:.6g} {}", v, unit);
 }
 
 }  // namespace tpsim

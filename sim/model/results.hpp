@@ -40,6 +40,19 @@ struct DisaggregationResult {
   Percentiles kv_wait_s;            // per request: end of prefill until the decode instance had room
 };
 
+// A figure's interval: the figure recomputed with the GPU time and the collective time of its
+// reference step each moved by their documented spread (model/intervals.hpp).
+struct Interval {
+  double low = 0, high = 0;
+};
+struct FigureBounds {
+  Interval decode_step_s, prefill_s;
+  Interval prefill_ratio, decode_ratio;  // low and high over the figure itself
+  Interval ttft_p50_s, tpot_p50_s, e2e_p50_s;
+  Interval throughput_tok_s_per_gpu;
+  double gpu_spread = 0, collective_spread = 0;  // relative, e.g. 0.086
+};
+
 struct ConfigResult {
   std::string name;
   std::vector<std::vector<int>> layout;
@@ -76,6 +89,7 @@ struct ConfigResult {
   long flow_collectives = 0;
   std::optional<DisaggregationResult> disaggregation;  // set for an xPyD configuration
   std::vector<RequestRecord> records;
+  std::optional<FigureBounds> bounds;    // set by the runner when the configuration fits
 };
 
 struct SweepPoint {
@@ -110,6 +124,30 @@ struct SearchSummary {
   int fewest_gpus = 0;
 };
 
+// One answer to "what would change the answer": the value of one input at which the winner
+// changes, and to what — or that it does not change within the searched range.
+struct Change {
+  std::string parameter = {};               // a sweepable parameter, "objective" or "collectives.p2p"
+  std::string unit = {};                    // of base, threshold and searched_to (SI); "" for named values
+  std::optional<double> base = {};          // the scenario's value
+  std::optional<double> threshold = {};     // first value (from the base) with another winner
+  std::string threshold_name = {};          // the objective or P2P level, for named values
+  std::string from = {}, to = {};                // winners; `to` empty: no change
+  std::string direction = {};               // "above" | "below" | "" (named values)
+  std::optional<double> searched_to = {};   // the end of the searched range
+  std::string why = {};                     // what happens at the threshold, in numbers
+  int evaluations = 0;                 // scenario evaluations the search took
+};
+
+// The model's shapes the exercises need (report/exercises.hpp).
+struct ModelShape {
+  int hidden_size = 0, num_layers = 0;
+  double activation_bytes = 2;         // bytes per activation value (bf16)
+  double weight_bytes = 0;
+  int collectives_per_layer = 2;
+  double hbm_Bps = 0;                  // achievable HBM bandwidth of the GPUs (datasheet or calibration)
+};
+
 struct ScenarioResult {
   std::string scenario;
   std::string model_name;
@@ -130,7 +168,17 @@ struct ScenarioResult {
   // and is not saturated (nullopt: at none).
   std::vector<std::pair<std::string, std::optional<double>>> highest_within_slo;
   std::optional<SearchSummary> search;   // `configs: auto`
+  // How sure: the winner across every figure's interval ("robust" | "too close to call"), and why.
+  std::string confidence, confidence_why;
+  std::vector<std::string> grounding;     // what the numbers rest on: calibration file and sources, or datasheet defaults
+  std::vector<Change> what_would_change;  // empty when the scenario turns it off
+  ModelShape model_shape;
 };
+
+// The objective's metric of a configuration, with its unit ("TTFT p50 312.0 ms").
+std::string objective_metric(const ConfigResult& c, const std::string& objective);
+// A value in one of the sweep units ("B/s", "s", "B", "tokens", ...), written for people: "40 GB/s".
+std::string format_in_unit(double v, const std::string& unit);
 
 // Whether a configuration meets every SLO at p99 and keeps up with its arrivals.
 bool within_slo(const ConfigResult& c, const SloSpec& slo);

@@ -24,14 +24,6 @@ std::string describe_collective(const CollectivePlan& c) {
                      format_bandwidth(c.bus_bw_Bps), shared, format_time(c.time_s()));
 }
 
-std::string objective_metric(const ConfigResult& c, const std::string& objective) {
-  if (objective == "ttft") return fmt::format("TTFT p50 {:.1f} ms", c.ttft_s.p50 * 1e3);
-  if (objective == "tpot") return fmt::format("TPOT p50 {:.2f} ms", c.tpot_s.p50 * 1e3);
-  if (objective == "throughput") return fmt::format("{:.0f} output tok/s per GPU", c.throughput_tok_s_per_gpu);
-  if (objective == "slo") return fmt::format("SLO attainment {:.1f}%, goodput {:.2f} req/s", c.slo_attainment * 100, c.goodput_req_s);
-  return fmt::format("end-to-end latency p50 {:.1f} ms", c.e2e_s.p50 * 1e3);
-}
-
 namespace {
 
 std::string breakdown_line(const Breakdown& b) {
@@ -99,6 +91,7 @@ void explain(ScenarioResult& r) {
   if (per_gpu != win && r.objective != "throughput")
     r.reason += fmt::format(". On output tokens per second per GPU, {} leads ({:.1f} vs {:.1f})", per_gpu->name,
                             per_gpu->throughput_tok_s_per_gpu, win->throughput_tok_s_per_gpu);
+  if (!r.confidence.empty()) r.reason += fmt::format(". Confidence: {} ({})", r.confidence, r.confidence_why);
   for (const auto& c : r.configs) {
     r.derivation.push_back(fmt::format("{} (TP={}, {} replica(s), {}): prefill of {} x {} tokens: {}", c.name, c.tp, c.layout.size(),
                                        c.gpu_model, c.decode_batch, c.prompt_tokens, breakdown_line(c.prefill)));

@@ -11,7 +11,4 @@ void explain(ScenarioResult& result);
 // One line describing a collective plan: "ring/Simple over SYS (host-staged): 25 us + 75.5 MB / 8.1 GB/s bus".
 std::string describe_collective(const CollectivePlan& c);
 
-// The objective's metric of a configuration, with its unit ("TTFT p50 312 ms").
-std::string objective_metric(const ConfigResult& c, const std::string& objective);
-
 }  // namespace tpsim

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "answer_report.hpp"
+#include "exercises.hpp"
 #include "util/error.hpp"
 #include "search_report.hpp"
 #include "verdict.hpp"
@@ -90,15 +92,17 @@ json config_json(const ConfigResult& c) {
   if (c.disaggregation) add_disaggregation(j, c);
   j["requests_completed"] = c.requests_completed;
   j["requests_dropped"] = c.requests_dropped;
+  add_config_intervals(j, c);
   return j;
 }
 
-// Nine significant digits: far finer than the model's accuracy, and coarse enough that runs of
+// Eight significant digits: far finer than the model's accuracy, and coarse enough that runs of
 // the same configuration at different simulated start times (one engine per process) print the
-// same bytes despite floating-point noise in the last bits.
+// same bytes despite floating-point noise in the last bits (what-would-change evaluations move
+// the clock of a second run in one process far enough to show in the ninth digit; the eighth holds).
 void round_numbers(json& j) {
   if (j.is_number_float()) {
-    j = std::stod(fmt::format("{:.9g}", j.get<double>()));
+    j = std::stod(fmt::format("{:.8g}", j.get<double>()));
   } else if (j.is_structured()) {
     for (auto& child : j) round_numbers(child);
   }
@@ -118,7 +122,7 @@ std::string tp_text(const ConfigResult& c) {
 }  // namespace
 
 std::string render_table(const ScenarioResult& r) {
-  std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file);
+  std::string out = fmt::format("{} — {} on {}\n", r.scenario, r.model_name, r.platform_file) + table_grounding(r);
   std::size_t w = 13;
   for (const auto& c : r.configs) w = std::max(w, c.name.size());
   // A column for the KV transfer when some configuration is disaggregated (TP then reads prefill/decode).
@@ -137,6 +141,7 @@ std::string render_table(const ScenarioResult& r) {
                        c.tpot_s.p50 * 1e3, c.e2e_s.p50 * 1e3, c.throughput_tok_s_per_gpu, c.decode_step.total() * 1e3,
                        c.prefill.total() * 1e3, kv, c.saturated ? "  saturated" : "");
   }
+  out += table_intervals(r);
   // The all-to-all column (MoE dispatch and combine) only where some configuration pays one.
   const bool a2a = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.ep > 1; });
   out += fmt::format("\n{:<{}} {:<7} {:>8} {:>9} {:>9} {:>11}{} {:>7}   (ms, one replica alone)\n", "breakdown", w, "", "weights",
@@ -158,7 +163,7 @@ std::string render_table(const ScenarioResult& r) {
   if (!r.calibration_use.empty()) out += "\ncollective calibration:\n";
   for (const auto& line : r.calibration_use) out += "  " + line + "\n";
   out += fmt::format("\nverdict: {}\n  {}\n", r.recommendation.empty() ? "none" : r.recommendation, r.reason);
-  return out;
+  return out + table_what_would_change(r);
 }
 
 std::string render_json(const ScenarioResult& r, const std::string& version) {
@@ -167,6 +172,7 @@ std::string render_json(const ScenarioResult& r, const std::string& version) {
             {"configs", configs_json(r.configs)},
             {"recommendation", {{"config", r.recommendation}, {"reason", r.reason}, {"derivation", r.derivation}}},
             {"calibration_use", r.calibration_use}};
+  add_answer_json(j, r);
   if (r.sweep_parameter) {
     json pts = json::array();
     for (const auto& p : r.sweep_points) pts.push_back({{"value", p.value}, {"configs", configs_json(p.configs)}, {"winner", p.winner}});
@@ -228,7 +234,8 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
 }
 
 std::string render_markdown(const ScenarioResult& r) {
-  std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective);
+  std::string md = fmt::format("# {}\n\nModel **{}** on `{}`; objective: **{}**.\n\n", r.scenario, r.model_name, r.platform_file, r.objective) +
+                   markdown_grounding(r);
   const bool pd = std::any_of(r.configs.begin(), r.configs.end(), [](const ConfigResult& c) { return c.disaggregation.has_value(); });
   md += "| configuration | layout | TP | fits | TTFT p50 (ms) | TPOT p50 (ms) | e2e p50 (ms) | output tok/s per GPU | decode step (ms) | prefill (ms) |";
   md += pd ? " KV transfer p50 (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n" : "\n|---|---|---|---|---|---|---|---|---|---|\n";
@@ -251,7 +258,7 @@ std::string render_markdown(const ScenarioResult& r) {
     md += "\n";
   }
   md += render_search_markdown(r);
-  return md;
+  return md + markdown_what_would_change(r) + markdown_exercises(r);
 }
 
 std::string render_requests_csv(const ScenarioResult& r) {

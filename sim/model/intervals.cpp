@@ -1,0 +1,172 @@
+#include "intervals.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+namespace tpsim {
+namespace {
+
+// The project's documented validation spreads (median |error|), for figures resting on defaults.
+// README "Validation", serving against NVIDIA's NeMo/TensorRT-LLM Llama-2-7B latencies, TP=2/4/8:
+constexpr double GPU_DATASHEET = 0.086;   // DGX A100, datasheet defaults only
+constexpr double GPU_CALIBRATED = 0.053;  // DGX H100, calibrated (all-reduce log + measured GEMM times)
+// README "Validation" and calibrate/README.md "Leave one box out", `tpsim collective --compare`:
+constexpr double COLL_DEFAULT = 0.123;    // median over the ten recorded logs of the uncalibrated median error
+constexpr double COLL_OTHER_BOX = 0.140;  // median of the 44 calibrated-from-another-box errors
+constexpr double COLL_NETWORK = 0.526;    // across nodes, uncalibrated: median of 17.3%, 52.6%, 67.2%
+
+bool any_note(const std::vector<std::string>& notes, const std::string& status) {
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(status + ":", 0) == 0; });
+}
+
+bool calibrated(const ConfigResult& c) {
+  return (c.decode_collective && c.decode_collective->calibrated) || (c.prefill_collective && c.prefill_collective->calibrated);
+}
+
+// The step with its GPU part and its collective part moved by their spreads (sign -1 or +1).
+double moved(const Breakdown& b, double gpu, double coll, int sign) {
+  return (b.total() - b.collectives) * (1 + sign * gpu) + b.collectives * (1 + sign * coll);
+}
+
+Interval ratio(const Breakdown& b, double gpu, double coll) {
+  const double t = b.total();
+  if (!(t > 0)) return {1, 1};
+  return {moved(b, gpu, coll, -1) / t, moved(b, gpu, coll, +1) / t};
+}
+
+// The objective's figure at the low and the high end (lower is better for every figure but
+// throughput and SLO goodput, which flip).
+Interval objective_interval(const ConfigResult& c, const std::string& objective, double* value) {
+  const FigureBounds& b = *c.bounds;
+  if (objective == "ttft") return *value = c.ttft_s.p50, b.ttft_p50_s;
+  if (objective == "tpot") return *value = c.tpot_s.p50, b.tpot_p50_s;
+  if (objective == "throughput") return *value = -c.throughput_tok_s_per_gpu, Interval{-b.throughput_tok_s_per_gpu.high, -b.throughput_tok_s_per_gpu.low};
+  if (objective == "slo") {
+    *value = -c.goodput_req_s;
+    return {-c.goodput_req_s / b.e2e_p50_s.low * c.e2e_s.p50, -c.goodput_req_s / b.e2e_p50_s.high * c.e2e_s.p50};
+  }
+  return *value = c.e2e_s.p50, b.e2e_p50_s;
+}
+
+// The objective's figure at the winner's unfavourable end (`worst`) or a rival's favourable end.
+std::string objective_metric_interval(const ConfigResult& c, const std::string& objective, bool worst) {
+  const FigureBounds& b = *c.bounds;
+  auto end = [&](const Interval& i) { return worst ? i.high : i.low; };
+  if (objective == "ttft") return fmt::format("TTFT p50 {:.1f} ms", end(b.ttft_p50_s) * 1e3);
+  if (objective == "tpot") return fmt::format("TPOT p50 {:.2f} ms", end(b.tpot_p50_s) * 1e3);
+  if (objective == "throughput")
+    return fmt::format("{:.1f} output tok/s per GPU", (worst ? b.throughput_tok_s_per_gpu.low : b.throughput_tok_s_per_gpu.high));
+  if (objective == "slo") {
+    const double e2e = worst ? b.e2e_p50_s.high : b.e2e_p50_s.low;
+    return fmt::format("goodput {:.2f} req/s", e2e > 0 ? c.goodput_req_s * c.e2e_s.p50 / e2e : 0);
+  }
+  return fmt::format("end-to-end latency p50 {:.1f} ms", end(b.e2e_p50_s) * 1e3);
+}
+
+}  // namespace
+
+Spread gpu_time_spread(const Calibration* cal) {
+  if (cal && !cal->gemm.empty())
+    return {GPU_CALIBRATED, "GPU time from the calibration's GEMM table: ±5.3%, README \"Validation\" (DGX H100 calibrated, TP=2/4/8 median |error| against NeMo)"};
+  return {GPU_DATASHEET, "GPU time from datasheet defaults: ±8.6%, README \"Validation\" (DGX A100 datasheet defaults, TP=2/4/8 median |error| against NeMo)"};
+}
+
+Spread collective_spread(const ConfigResult& c, const Calibration* cal, const std::vector<std::string>& notes) {
+  const bool network = (c.prefill_collective && c.prefill_collective->worst_class == PathClass::NET) ||
+                       (c.decode_collective && c.decode_collective->worst_class == PathClass::NET);
+  if (cal && calibrated(c)) {
+    if (any_note(notes, "extrapolated") || any_note(notes, "default"))
+      return {COLL_OTHER_BOX, "collectives calibrated on another group or box: ±14.0%, calibrate/README.md \"Leave one box out\" (median of 44 pairs)"};
+    double worst_median = 0;
+    for (const auto& e : cal->collectives) worst_median = std::max(worst_median, e.residual_median.value_or(COLL_OTHER_BOX));
+    return {worst_median, fmt::format("collectives within the calibration's envelope: ±{:.1f}%, the largest median fit residual of {}",
+                                      worst_median * 100, cal->file)};
+  }
+  if (network)
+    return {COLL_NETWORK, "collectives across nodes, defaults: ±52.6%, README \"Validation\" (median of the three cross-node logs)"};
+  return {COLL_DEFAULT, "collectives from defaults: ±12.3%, README \"Validation\" / calibrate/README.md (median over the ten recorded logs, uncalibrated)"};
+}
+
+FigureBounds bounds_of(const ConfigResult& c, double gpu, double coll) {
+  FigureBounds b;
+  b.gpu_spread = gpu, b.collective_spread = coll;
+  b.prefill_ratio = ratio(c.prefill, gpu, coll), b.decode_ratio = ratio(c.decode_step, gpu, coll);
+  b.prefill_s = {c.prefill.total() * b.prefill_ratio.low, c.prefill.total() * b.prefill_ratio.high};
+  b.decode_step_s = {c.decode_step.total() * b.decode_ratio.low, c.decode_step.total() * b.decode_ratio.high};
+  b.ttft_p50_s = {c.ttft_s.p50 * b.prefill_ratio.low, c.ttft_s.p50 * b.prefill_ratio.high};
+  b.tpot_p50_s = {c.tpot_s.p50 * b.decode_ratio.low, c.tpot_s.p50 * b.decode_ratio.high};
+  const double decode_part = std::max(0.0, c.e2e_s.p50 - c.ttft_s.p50);
+  b.e2e_p50_s = {b.ttft_p50_s.low + decode_part * b.decode_ratio.low, b.ttft_p50_s.high + decode_part * b.decode_ratio.high};
+  const double e2e = c.e2e_s.p50;
+  if (e2e > 0) b.throughput_tok_s_per_gpu = {c.throughput_tok_s_per_gpu * e2e / b.e2e_p50_s.high, c.throughput_tok_s_per_gpu * e2e / b.e2e_p50_s.low};
+  return b;
+}
+
+std::string confidence_of(const std::vector<ConfigResult>& configs, const std::string& winner, const std::string& objective,
+                          std::string* why) {
+  const ConfigResult* win = nullptr;
+  for (const auto& c : configs)
+    if (c.name == winner && c.bounds) win = &c;
+  if (!win) return *why = "no configuration fits", "too close to call";
+  double wv = 0;
+  const Interval w = objective_interval(*win, objective, &wv);
+  const ConfigResult* closest = nullptr;
+  double margin = std::numeric_limits<double>::infinity();
+  for (const auto& c : configs) {
+    if (&c == win || !c.bounds || !c.memory.fits || c.requests_completed == 0) continue;
+    double v = 0;
+    const Interval o = objective_interval(c, objective, &v);
+    if (o.low - w.high < margin) margin = o.low - w.high, closest = &c;
+  }
+  if (!closest) return *why = winner + " is the only configuration that fits", "robust";
+  const bool robust = margin > 0;
+  *why = fmt::format("{} at its worst ({}) against {} at its best ({}): {}", winner, objective_metric_interval(*win, objective, true),
+                     closest->name, objective_metric_interval(*closest, objective, false),
+                     robust ? "the winner holds across the intervals" : "the intervals overlap");
+  return robust ? "robust" : "too close to call";
+}
+
+std::vector<std::string> grounding_of(const Calibration* cal, const std::string& gpu_model, const Spread& gpu,
+                                      const std::vector<Spread>& collectives) {
+  std::vector<std::string> g;
+  if (!cal) {
+    g.push_back(fmt::format("datasheet defaults: no calibration file; {} from tpsim's GPU table (sim/config/gpu_catalog.cpp), "
+                            "collectives from NCCL's tuning model with latencies drawn from recorded logs (sim/model/collective_defaults.cpp)",
+                            gpu_model));
+  } else {
+    g.push_back(fmt::format("calibration {}{}", cal->file, cal->written_from.empty() ? " (it does not say what it was fitted from)"
+                                                                                     : ", fitted by tpsim fit from " + cal->written_from));
+    for (const auto& e : cal->collectives)
+      g.push_back(fmt::format("  {} {} on {} ranks{} over {}, GPU {}, NCCL {}{}", e.source.empty() ? "a log" : e.source, e.op, e.nranks,
+                              e.nodes > 1 ? fmt::format(" ({} nodes)", e.nodes) : "", e.path_class.empty() ? "an unknown path" : e.path_class,
+                              e.gpu.empty() ? "not recorded" : e.gpu, e.nccl_version.empty() ? "not recorded" : e.nccl_version,
+                              e.residual_median ? fmt::format(", fit residuals median {:.1f}%", *e.residual_median * 100) : ""));
+    if (!cal->gemm.empty()) g.push_back(fmt::format("  GEMM times: {} measured shapes (the file does not record the GPU; applied to {})", cal->gemm.size(), gpu_model));
+    if (cal->collectives.empty()) g.push_back("  collectives: none in the file, datasheet defaults");
+    if (cal->gemm.empty()) g.push_back(fmt::format("  GEMMs: none in the file, {} datasheet defaults", gpu_model));
+  }
+  g.push_back("intervals: " + gpu.source);
+  std::vector<std::string> seen;
+  for (const auto& c : collectives)
+    if (std::find(seen.begin(), seen.end(), c.source) == seen.end()) seen.push_back(c.source), g.push_back("intervals: " + c.source);
+  return g;
+}
+
+void attach_intervals(ScenarioResult& r, const Calibration* cal) {
+  const Spread gpu = gpu_time_spread(cal);
+  std::vector<Spread> colls;
+  std::string gpu_model;
+  for (auto& c : r.configs) {
+    if (gpu_model.empty()) gpu_model = c.gpu_model;
+    if (!c.memory.fits) continue;
+    const Spread coll = collective_spread(c, cal, r.calibration_use);
+    if (c.tp > 1 || c.pp > 1) colls.push_back(coll);
+    c.bounds = bounds_of(c, gpu.value, c.tp > 1 || c.pp > 1 ? coll.value : 0);
+  }
+  r.grounding = grounding_of(cal, gpu_model, gpu, colls);
+  if (!r.recommendation.empty()) r.confidence = confidence_of(r.configs, r.recommendation, r.objective, &r.confidence_why);
+}
+
+}  // namespace tpsim
