@@ -7,7 +7,8 @@
 namespace tpsim {
 
 double allreduce_size_B(const ModelCard& model, long tokens) {
-  for (const auto& op : step_ops(model, 2, {{0, tokens}}).layer())
+  const StepOps ops = step_ops(model, 2, {{0, tokens}});  // kept: layer() refers into it
+  for (const auto& op : ops.layer())
     if (op.kind == OpKind::collective) return op.collective_bytes;
   return 0;
 }
