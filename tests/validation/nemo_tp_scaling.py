@@ -6,7 +6,9 @@ latencies of Llama-2-7B on DGX A100 and DGX H100 (tests/data/measured/, whole re
 
 usage: nemo_tp_scaling.py TPSIM [--check]   (run from the project root)
 With --check it exits 1 unless, on each GPU, the TP=2/4/8 errors have a median within 5% and none
-beyond 12% (the TP-scaling issue's bar).
+beyond 12% (the TP-scaling issue's bar, not met yet: ../shared/checks/tp-scaling). The CTest runs
+--check-regression: 6% / 14%, just above today's 5.3% / 12.5% (H100), so that a change that makes
+the predictions worse fails the suite.
 """
 import os
 import sys
@@ -19,5 +21,6 @@ TEMPLATES = {"A100": "scenarios/nemo_llama2_7b_a100.yaml", "H100": "scenarios/ne
 
 if __name__ == "__main__":
     args = [sys.argv[1], MEASURED] + [x for g, t in TEMPLATES.items() for x in ("--template", f"{g}={t}")]
-    sys.argv = [sys.argv[0]] + args + (["--check", "5", "12"] if "--check" in sys.argv else [])
+    limits = ["--check", "5", "12"] if "--check" in sys.argv else ["--check", "6", "14"] if "--check-regression" in sys.argv else []
+    sys.argv = [sys.argv[0]] + args + limits
     sys.exit(tp_scaling.main())
