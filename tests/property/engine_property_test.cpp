@@ -150,6 +150,7 @@ TEST_CASE("engine property: every request completes or is dropped, and Little's 
     s.scheduler.router = pick(r, std::vector<std::string>{"round_robin", "least_outstanding", "least_kv"});
     for (const char* kind : {"nvlink", "pcie", "pcie_switch", "host_bridge", "upi"})
       if (coin(r, 0.3)) s.hardware.links[kind].bandwidth_Bps = log_uniform(r, 5e9, 500e9);
+    s.what_would_change.enabled = false;  // these properties are about the runs, not the probes around them
     const ScenarioResult res = run_scenario(s, {});
     const ConfigResult& c = res.configs[0];
     const long arrived = w.arrivals == ArrivalKind::closed ? long(w.batch) * replicas : w.requests;
@@ -200,6 +201,7 @@ TEST_CASE("engine property: adding a replica on links it does not share leaves a
       if (coin(r, 0.3)) s.hardware.links[kind].bandwidth_Bps = log_uniform(r, 5e9, 500e9);
     RunOptions opt;
     opt.force_flows = i % 4 == 0;  // a quarter with every collective as SimGrid flows
+    s.what_would_change.enabled = false;  // these properties are about the runs, not the probes around them
     const ScenarioResult res = run_scenario(s, opt);
     const ConfigResult &alone = result(res, "alone"), &with = result(res, "with another");
     INFO(fmt::format("case {}: TP={} replica [{}] + [{}], flows {}", 20000 + i, tp, fmt::join(a, ","), fmt::join(b, ","), opt.force_flows));
@@ -245,6 +247,7 @@ TEST_CASE("engine property: adding a replica that shares a limiting link slows a
     s.workload.batch = uniform_int(r, 1, 4);
     s.workload.prompt = {LengthDist::fixed, double(uniform_int(r, 512, 4096))};
     s.workload.output = {LengthDist::fixed, double(uniform_int(r, 1, 8))};
+    s.what_would_change.enabled = false;  // these properties are about the runs, not the probes around them
     const ScenarioResult res = run_scenario(s, {});
     const ConfigResult &alone = result(res, "alone"), &sharing = result(res, "sharing");
     INFO(fmt::format("case {}: TP={} replica [{}] + [{}] share {} ({})", 30000 + i, tp, fmt::join(a, ","), fmt::join(b, ","), link.id,
