@@ -39,56 +39,35 @@ CustomAllReduce trtllm_custom_all_reduce() {
 }
 
 std::vector<EngineProfile> build() {
-  std::vector<EngineProfile> all;
-  EngineProfile vllm;
-  vllm.name = "vllm";
-  vllm.description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce, CUDA graphs up to 512 sequences";
-  vllm.custom_all_reduce = vllm_custom_all_reduce();
-  vllm.cuda_graph_max_batch = 512;
-  vllm.process_per_rank = true;
-  vllm.max_num_seqs = 256, vllm.max_batched_tokens = 8192, vllm.chunked_prefill = true;
-  vllm.source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
-                "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)";
-  vllm.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
-  all.push_back(vllm);
-
-  EngineProfile sglang;
-  sglang.name = "sglang";
-  sglang.description = "SGLang: a scheduler per TP rank, vLLM's custom all-reduce, CUDA graphs up to 256 sequences";
-  sglang.custom_all_reduce = vllm_custom_all_reduce();
-  sglang.cuda_graph_max_batch = 256;
-  sglang.max_num_seqs = 256, sglang.max_batched_tokens = 8192, sglang.chunked_prefill = true;
-  sglang.source = "sglang server_args.py: cuda_graph_max_bs 256 below TP 4 on 80-160 GB GPUs, chunked_prefill_size 8192; "
-                  "custom_all_reduce.py @004e6561 adapted from vLLM";
-  sglang.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
-  all.push_back(sglang);
-
-  EngineProfile trt;
-  trt.name = "trtllm";
-  trt.description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128";
-  trt.custom_all_reduce = trtllm_custom_all_reduce();
-  trt.cuda_graph_max_batch = 128;
-  trt.max_num_seqs = 2048, trt.max_batched_tokens = 8192, trt.chunked_prefill = false;
-  trt.source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128";
-  trt.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
-  all.push_back(trt);
-
-  EngineProfile tgi;
-  tgi.name = "tgi";
-  tgi.description = "Text Generation Inference: a Rust router, a Python process per shard, NCCL all-reduce, CUDA graphs up to 32";
-  tgi.cuda_graph_max_batch = 32;
-  tgi.max_num_seqs = 128, tgi.max_batched_tokens = 4096, tgi.chunked_prefill = true;
-  tgi.source = "text-generation-inference launcher/src/main.rs @db931fcf: --cuda-graphs 1,2,4,8,16,32, max_concurrent_requests 128, "
-               "max_batch_prefill_tokens 4096, PREFILL_CHUNKING 1; layers/tensor_parallel.py: torch.distributed.all_reduce (NCCL)";
-  tgi.all_reduce_jitter_s = ENGINE_ARRIVAL_SPREAD_S;
-  all.push_back(tgi);
-
-  EngineProfile nccl;
-  nccl.name = "nccl";
-  nccl.description = "plain NCCL for every collective (the baseline: what nccl-tests measures), CUDA graphs on";
-  nccl.source = "tpsim's collective model alone";
-  all.push_back(nccl);
-  return all;
+  const double spread = ENGINE_ARRIVAL_SPREAD_S;
+  return {
+      {.name = "vllm",
+       .description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce, CUDA graphs up to 512 sequences",
+       .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 512, .all_reduce_jitter_s = spread,
+       .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
+       .source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
+                 "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)"},
+      {.name = "sglang",
+       .description = "SGLang: a scheduler per TP rank, vLLM's custom all-reduce, CUDA graphs up to 256 sequences",
+       .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 256, .all_reduce_jitter_s = spread,
+       .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
+       .source = "sglang server_args.py: cuda_graph_max_bs 256 below TP 4 on 80-160 GB GPUs, chunked_prefill_size 8192; "
+                 "custom_all_reduce.py @004e6561 adapted from vLLM"},
+      {.name = "trtllm",
+       .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128",
+       .custom_all_reduce = trtllm_custom_all_reduce(), .cuda_graph_max_batch = 128, .all_reduce_jitter_s = spread,
+       .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false,
+       .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128"},
+      {.name = "tgi",
+       .description = "Text Generation Inference: a Rust router, a Python process per shard, NCCL all-reduce, CUDA graphs up to 32",
+       .cuda_graph_max_batch = 32, .all_reduce_jitter_s = spread, .max_num_seqs = 128, .max_batched_tokens = 4096,
+       .chunked_prefill = true,
+       .source = "text-generation-inference launcher/src/main.rs @db931fcf: --cuda-graphs 1,2,4,8,16,32, max_concurrent_requests 128, "
+                 "max_batch_prefill_tokens 4096, PREFILL_CHUNKING 1; layers/tensor_parallel.py: torch.distributed.all_reduce (NCCL)"},
+      {.name = "nccl",
+       .description = "plain NCCL for every collective (the baseline: what nccl-tests measures), CUDA graphs on",
+       .source = "tpsim's collective model alone"},
+  };
 }
 
 }  // namespace

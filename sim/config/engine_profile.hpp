@@ -29,7 +29,6 @@ struct EngineProfile {
   std::optional<CustomAllReduce> custom_all_reduce;
   bool cuda_graphs = true;
   int cuda_graph_max_batch = 0;       // decode batches above this run without graphs (0: no limit)
-  bool process_per_rank = true;       // a host process per TP rank (SPMD), or one controller
   double all_reduce_jitter_s = 0;     // spread of the ranks' arrival at a collective (ENGINE_ARRIVAL_SPREAD_S)
   int max_num_seqs = 256;
   int max_batched_tokens = 8192;
