@@ -477,10 +477,13 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   bool ok = true;
   for (const ProtocolFit& p : fit.protocols) ok = ok && (!p.constrained || sane(p.latency_s, p.bus_bw_Bps));
   for (const PieceFit& p : fit.pieces) ok = ok && sane(p.latency_s, p.bus_bw_Bps);
+  // A bandwidth finite but absurd (1e35 B/s, as clang's rounding of the same input gave) shows in
+  // the residuals: a fitted time 100x off the measured one is no fit (a calibration file refuses it).
+  ok = ok && fit.all.worst < MAX_FIT_RELATIVE_ERROR;
   if (!ok)
     throw InputError({log.file, log.header_line, 0},
-                     "the times do not follow latency + size / bandwidth (the fit gives an infinite bandwidth or a negative "
-                     "latency): check the time column");
+                     "the times do not follow latency + size / bandwidth (the fit gives an infinite bandwidth, a negative "
+                     "latency or times 100x off): check the time column");
   return fit;
 }
 

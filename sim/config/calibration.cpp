@@ -134,7 +134,8 @@ CollectiveCalibration read_collective(const YamlMap& m) {
     for (auto [key, out] : {std::pair{"median", &c.residual_median}, std::pair{"worst", &c.residual_worst}}) {
       if (!r.has(key)) continue;
       *out = r.number(key);
-      if (!(**out >= 0 && **out < 100)) r.fail(r.node(key), std::string("'") + key + "' must be a relative error in [0, 100)");
+      if (!(**out >= 0 && **out < MAX_FIT_RELATIVE_ERROR))
+        r.fail(r.node(key), fmt::format("'{}' must be a relative error in [0, {})", key, MAX_FIT_RELATIVE_ERROR));
     }
   }
   return c;

@@ -9,6 +9,10 @@ namespace tpsim {
 // The collectives nccl-tests measures; the simulator generates all_reduce, all_gather,
 // reduce_scatter and send_recv (pipeline stages).
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, gather, scatter };
+// The largest relative error (fitted / measured - 1) a fit may report and a calibration file may
+// carry: beyond it the line does not describe the log.
+constexpr double MAX_FIT_RELATIVE_ERROR = 100;
+
 constexpr std::array<CollectiveOp, 9> ALL_COLLECTIVE_OPS{
     CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
     CollectiveOp::all_to_all,   CollectiveOp::broadcast,  CollectiveOp::reduce,

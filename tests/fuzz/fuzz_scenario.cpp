@@ -60,7 +60,8 @@ void dry_run(const Scenario& s, const ModelCard& model, const PlatformDesc& plat
     });
   }
   const WorkloadSpec& w = s.workload;
-  const int replicas = std::max<int>(1, int(s.configs.front().layout.size()));
+  // `configs: auto` lists none until the runner searches: one replica's arrivals then.
+  const int replicas = s.configs.empty() ? 1 : std::max<int>(1, int(s.configs.front().layout.size()));
   const double expected = w.arrivals == ArrivalKind::closed ? double(w.batch) * replicas
                           : w.requests > 0                  ? double(w.requests)
                                                             : w.rate_per_s * w.duration_s;

@@ -23,15 +23,6 @@ const Op& op_named(const std::vector<Op>& ops, const std::string& name) {
   return ops.front();
 }
 
-// The layer kind holding an op of this name (MoE layers hold "router").
-const std::vector<Op>& kind_with(const StepOps& ops, const std::string& name) {
-  for (const auto& k : ops.kinds)
-    for (const Op& o : k)
-      if (name == o.name) return k;
-  FAIL("no layer with " << name);
-  return ops.kinds.front();
-}
-
 struct Platform {
   PlatformDesc desc;
   Topology topo;
