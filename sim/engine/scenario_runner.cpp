@@ -210,6 +210,8 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
       r.notes.push_back(note);
       break;
     }
+  if (c.layout[0].size() > 1)
+    if (const auto e = cm.summary(CollectiveOp::all_reduce, c.layout[0]).staged_edge) r.notes.push_back(default_staging_note(*e));
   r.memory = memory_fit(in.model, c, *gpu.spec, s);
   const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
   const auto& group = c.layout[0];

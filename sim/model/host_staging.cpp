@@ -64,6 +64,14 @@ std::optional<double> implied_socket_copy_Bps(const StagedEdge& e, double measur
   return below(measured_Bps, std::min({e.up_Bps, e.down_Bps, host_copy_Bps}));
 }
 
+std::string default_staging_note(const StagedEdge& e) {
+  const StagingRates r = default_staging_rates();
+  return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, "
+                     "default copy rates from published P2P-off runs (a calibration fitted on a P2P-off log replaces them: see its lines)",
+                     e.up_Bps / 1e9, r.host_copy_Bps / 1e9, e.down_Bps / 1e9,
+                     e.crosses_socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9);
+}
+
 StagingFit fit_staging(const StagedEdge& e, double bus_Bps) {
   StagingFit f;
   const std::string lanes = fmt::format("PCIe legs {:.3g} and {:.3g} GB/s", e.up_Bps / 1e9, e.down_Bps / 1e9);

@@ -53,4 +53,7 @@ struct StagingFit {
 };
 StagingFit fit_staging(const StagedEdge& e, double simple_bus_Bps);
 
+// One line for a run's report: the staged pace of the edge with the default rates, and why.
+std::string default_staging_note(const StagedEdge& e);
+
 }  // namespace tpsim

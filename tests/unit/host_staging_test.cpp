@@ -123,3 +123,12 @@ TEST_CASE("a calibration file reads host_copy_bandwidth and refuses a non-positi
   const std::string bad = write("bad.yaml", "0GBps");
   CHECK_THROWS_WITH(load_calibration(bad), (bad + ":6:26: error: 'host_copy_bandwidth' must be positive").c_str());
 }
+
+TEST_CASE("a staged run says its pace and where the copy rates come from") {
+  // min(12, 4.00, 12) = 4 GB/s; across sockets min(24, 4.00, 24, 1.44) = 1.44 GB/s.
+  CHECK(default_staging_note({12e9, 12e9, false}) ==
+        "host-staged (P2P off or not allowed): pace min(PCIe 12, host copy 4, PCIe 12) = 4 GB/s, default copy rates from "
+        "published P2P-off runs (a calibration fitted on a P2P-off log replaces them: see its lines)");
+  CHECK(default_staging_note({24e9, 24e9, true}).rfind("host-staged (P2P off or not allowed): pace min(PCIe 24, host copy 4, PCIe 24, "
+                                                       "socket copy 1.44) = 1.44 GB/s", 0) == 0);
+}
