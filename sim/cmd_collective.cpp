@@ -149,6 +149,7 @@ int collective_command(int argc, char** argv) {
   out += fmt::format("# launch: {} ({})\n", gpus_per_thread > 1 ? fmt::format("one thread drives {} GPUs (nccl-tests -g {})", gpus_per_thread, gpus_per_thread)
                                                            : "one process per GPU", launch_from);
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";
+  if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) out += "# note: " + staging_note(*g.staged_edge, g.staging) + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";

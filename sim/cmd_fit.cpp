@@ -135,11 +135,25 @@ int fit_command(int argc, char** argv) {
     f.path_class = cls;
     f.gpu = box ? box->gpu_model : log.gpu_name;
     f.nccl_version = log.nccl_version;
-    if (box && int(gpus.size()) == f.nranks) fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
+    std::vector<std::string> notes;
+    if (box && int(gpus.size()) == f.nranks) {
+      fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
+      if (box->staged_edge && f[Protocol::Simple].constrained) {
+        const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);
+        f.host_copy_Bps = s.host_copy_Bps, f.socket_copy_Bps = s.socket_copy_Bps;
+        notes.push_back(s.note);
+      }
+    } else if (box) {
+      f.transfer_note = fmt::format("not annotated for other boxes: --gpus names {} GPUs but the log ran {} ranks, so the fitted "
+                                    "rings' wire rate is unknown; the bandwidths are absolute and carry only to the same links",
+                                    gpus.size(), f.nranks);
+      notes.push_back(f.transfer_note);
+    }
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
                              collective_op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
                              f.large.worst * 100, f.large.worst_size_B);
     if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread));
+    for (const auto& n : notes) std::cout << fmt::format("  note: {}\n", n);
     cal.files.push_back(path);
     fitted.push_back({log, text, cls, f});
     cal.collectives.push_back(std::move(f));

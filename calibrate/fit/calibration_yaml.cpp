@@ -64,8 +64,16 @@ std::string envelope_block(const CollectiveFit& c) {
   if (c.wire_Bps)
     out += fmt::format("    wire_bandwidth: {}   # the rings' wire rate on the fitted platform; wire_fraction = bus_bandwidth / it\n",
                        gbps(*c.wire_Bps));
+  else if (!c.transfer_note.empty())
+    out += fmt::format("    # no wire_bandwidth: {}\n", c.transfer_note);
   else
     out += "    # no wire_bandwidth: fitted without --platform, the bandwidths are absolute and carry only to the same links\n";
+  if (c.host_copy_Bps)
+    out += fmt::format("    host_copy_bandwidth: {}   # host-staged: the pace of copies through host memory within a socket\n",
+                       gbps(*c.host_copy_Bps));
+  if (c.socket_copy_Bps)
+    out += fmt::format("    socket_copy_bandwidth: {}   # host-staged: the pace of copies through the other socket's memory\n",
+                       gbps(*c.socket_copy_Bps));
   return out;
 }
 

@@ -114,6 +114,11 @@ struct CollectiveFit {
   std::string gpu;          // GPU model, from the platform or the log ("" when neither says)
   std::string nccl_version; // from the log's "NCCL version" line ("" when absent)
   std::optional<double> wire_Bps;  // the fitted rings' wire rate, when the platform is known (annotate_transfer)
+  // A host-staged log on a known platform: the host-copy rate (within a socket) or the socket-copy
+  // rate (across sockets) its Simple line implies (model/host_staging.hpp; set by `tpsim fit`).
+  std::optional<double> host_copy_Bps, socket_copy_Bps;
+  // Why the fit carries no wire rate although a platform was given ("" otherwise; set by `tpsim fit`).
+  std::string transfer_note;
   std::array<ProtocolFit, 3> protocols;  // the envelope, indexed by Protocol
   std::vector<PieceFit> pieces;          // empty when the envelope decides at every size
   FitResiduals all;       // every size with an out-of-place time

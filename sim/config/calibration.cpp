@@ -95,11 +95,16 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
     c.wire_Bps = m.quantity("wire_bandwidth", Quantity::bandwidth);
     if (*c.wire_Bps <= 0) m.fail(m.node("wire_bandwidth"), "'wire_bandwidth' must be positive");
   }
+  for (auto [key, field] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})
+    if (m.has(key)) {
+      *field = m.quantity(key, Quantity::bandwidth);
+      if (**field <= 0) m.fail(m.node(key), fmt::format("'{}' must be positive", key));
+    }
 }
 
 CollectiveCalibration read_collective(const YamlMap& m) {
   m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes",
-                "wire_bandwidth", "protocols", "pieces", "residuals"});
+                "wire_bandwidth", "host_copy_bandwidth", "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
   c.op = m.str("op");

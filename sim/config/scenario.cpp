@@ -89,11 +89,18 @@ const std::vector<Sweepable>& sweepables() {
          [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.all_reduce_jitter_s = v; }); }},
         {"model.weight_bytes", "B", Quantity::size, [](Scenario& s, double v) { s.model_weight_bytes = v; }, positive_value},
         // Every link kind a SYS route crosses (PCIe lanes and switches, host bridges, the socket link) at once.
+        // And, where the route is host-staged (P2P beyond the P2P level), the copies through host
+        // memory: every stage of the path at v.
         {"links.sys_path.bandwidth", "B/s", Quantity::bandwidth,
          [](Scenario& s, double v) {
            for (const char* k : {"pcie", "pcie_switch", "host_bridge", "upi"}) link_override(s, k).bandwidth_Bps = v;
+           s.collectives.host_copy_Bps = s.collectives.socket_copy_Bps = v;
          },
          positive_value},
+        {"collectives.host_copy_bandwidth", "B/s", Quantity::bandwidth, [](Scenario& s, double v) { s.collectives.host_copy_Bps = v; },
+         positive_value},
+        {"collectives.socket_copy_bandwidth", "B/s", Quantity::bandwidth,
+         [](Scenario& s, double v) { s.collectives.socket_copy_Bps = v; }, positive_value},
     };
     for (const char* kind : {"nvlink", "nvswitch", "pcie", "pcie_switch", "host_bridge", "upi", "nic", "fabric"}) {
       std::string k = kind;
@@ -266,10 +273,13 @@ EngineSpec read_engine(const std::string& file, const YAML::Node& node, const En
 }
 
 CollectiveSpec read_collectives(const YamlMap& m) {
-  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level", "p2p", "sequence_parallel"});
+  m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level", "p2p", "sequence_parallel", "host_copy_bandwidth",
+                "socket_copy_bandwidth"});
   CollectiveSpec c;
   c.sequence_parallel = m.boolean_or("sequence_parallel", false);
   if (m.has("fixed_latency")) c.fixed_latency_s = m.quantity("fixed_latency", Quantity::time);
+  for (auto [key, out] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})
+    if (m.has(key)) *out = positive(m, key, m.quantity(key, Quantity::bandwidth));
   auto pick = [&](const std::string& key, const std::vector<std::string>& allowed, std::string& out) {
     if (!m.has(key)) return;
     out = m.str(key);

@@ -104,6 +104,9 @@ struct CollectiveSpec {
   std::string p2p_level;                   // "" = platform's or NCCL's default; "OFF" = `p2p: off` (NCCL_P2P_DISABLE=1)
   bool sequence_parallel = false;          // layer all-reduces as reduce-scatter + all-gather
   int gpus_per_thread = 1;                 // launch mode: 1 = a process per GPU (engines); N = nccl-tests -g N
+  // Host-staged copy rates (collectives.host_copy_bandwidth / socket_copy_bandwidth): over a
+  // calibration's and the defaults (model/host_staging.hpp).
+  std::optional<double> host_copy_Bps, socket_copy_Bps;
   // Set from the engine (not a `collectives:` key): its own all-reduce kernel, and the arrival spread.
   std::optional<CustomAllReduce> custom_all_reduce;
   double all_reduce_jitter_s = 0;

@@ -9,6 +9,8 @@
 #include <variant>
 
 #include "config/model_scale.hpp"
+#include "model/host_staging.hpp"
+#include "model/topology.hpp"
 #include "model/threshold_search.hpp"
 #include "util/units.hpp"
 
@@ -181,6 +183,25 @@ std::optional<double> link_value(const Scenario& s, const Inputs& in, const std:
   return std::nullopt;
 }
 
+// Whether a SYS route of the platform runs host-staged (beyond the P2P level, or P2P off).
+bool sys_routes_staged(const Scenario& s, const Inputs& in) {
+  const Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+  for (const auto& a : in.platform.gpus)
+    for (const auto& b : in.platform.gpus)
+      if (a.index < b.index && a.node == b.node) {
+        const GpuPath& path = topo.path(a.index, b.index);
+        if (path.path_class == PathClass::SYS && path.staged) return true;
+      }
+  return false;
+}
+
+// The slowest copy through host memory a staged SYS route makes: the socket copy (the scenario's or
+// the default), or the host copy when that is slower.
+double slowest_staged_copy(const Scenario& s) {
+  const StagingRates d = default_staging_rates();
+  return std::min(s.collectives.host_copy_Bps.value_or(d.host_copy_Bps), s.collectives.socket_copy_Bps.value_or(d.socket_copy_Bps));
+}
+
 // The scenario's own value of a parameter, or why it has none.
 std::optional<double> base_value(const std::string& p, const Scenario& s, const Inputs& in, std::string* why) {
   const WorkloadSpec& w = s.workload;
@@ -206,6 +227,7 @@ std::optional<double> base_value(const std::string& p, const Scenario& s, const 
     for (const char* k : {"pcie", "pcie_switch", "host_bridge", "upi"})
       if (auto v = link_value(s, in, k, true)) low = std::min(low.value_or(INF), *v);
     if (!low) *why = "the platform has no PCIe, host-bridge or socket links";
+    else if (sys_routes_staged(s, in)) low = std::min(*low, slowest_staged_copy(s));
     return low;
   }
   if (p.rfind("links.", 0) == 0) {

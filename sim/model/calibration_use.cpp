@@ -17,6 +17,24 @@ std::pair<PathClass, bool> entry_class(const CollectiveCalibration& e, const Gro
 
 std::string gbps(double bps) { return fmt::format("{:.3g} GB/s", bps / 1e9); }
 
+// A host-staged target and an entry that measured the pace of host copies: the line's bus
+// bandwidth, relative to its Simple line, times the target's staged rate with the fitted copy
+// rates (host_staging.hpp), which on the fitted box is the Simple line itself. Sets c.bus_bw_Bps
+// and says how; "" (c untouched) when the entry has no copy rate or the target is not staged.
+std::string staged_bus_bw(const CollectiveCalibration& e, Protocol p, const GroupSummary& t, const ProtocolFit& f, LineCosts& c) {
+  const auto& simple = e.protocols[static_cast<int>(Protocol::Simple)];
+  if (!t.staged_edge || !(e.host_copy_Bps || e.socket_copy_Bps) || !simple || !f.bandwidth_measured) return "";
+  StagingRates r = t.staging;
+  if (!r.host_copy_given) r.host_copy_Bps = e.host_copy_Bps.value_or(r.host_copy_Bps);
+  if (!r.socket_copy_given) r.socket_copy_Bps = e.socket_copy_Bps.value_or(r.socket_copy_Bps);
+  const double rate = staged_rate_Bps(*t.staged_edge, r) * (t.staged_Bps / staged_rate_Bps(*t.staged_edge, t.staging));
+  c.bus_bw_Bps = f.bus_bw_Bps / simple->bus_bw_Bps * rate;
+  return fmt::format(", bus bandwidth {:.3f} of the staged rate {} (host copy {}{}, {} fitted{}) = {}", f.bus_bw_Bps / simple->bus_bw_Bps,
+                     gbps(rate), gbps(r.host_copy_Bps), t.staged_edge->crosses_socket ? ", socket copy " + gbps(r.socket_copy_Bps) : "",
+                     e.host_copy_Bps && e.socket_copy_Bps ? "both" : e.host_copy_Bps ? "host copy" : "socket copy",
+                     p == Protocol::Simple ? "" : ", relative to the Simple line", gbps(c.bus_bw_Bps));
+}
+
 }  // namespace
 
 bool same_gpu(const std::string& a, const GpuSpec* a_spec, const std::string& b, const GpuSpec* b_spec) {
@@ -49,7 +67,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     // Absolute numbers: the latency moved by steps of the path's hop, the bandwidth as measured.
     const double hop = hop_latency_s(t.worst_class, t.staged, p);
     const double lat = std::max(0.0, fitted_latency + (latency_steps(a, op, t.nranks) - latency_steps(a, op, e.nranks)) * hop);
-    const std::string how = inside ? "as measured" : fmt::format("absolute {} (fitted without --platform: wire rate unknown) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
+    const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }
   if ((f.algorithm == Algorithm::nvls) != (a == Algorithm::nvls))
@@ -63,11 +81,13 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
                                         latency_steps(a, op, t.nranks) * t.wire_latency_s;
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
   const double nvls_scale = a == Algorithm::nvls ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
-  if (f.bandwidth_measured) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
+  const std::string staged_how = staged_bus_bw(e, p, t, f, c);
+  if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = fmt::format("latency {} x{:.2f} of the default {} {} at {} ranks", f.latency_measured ? "fitted" : "default (not measured)",
                                 f.latency_measured ? ratio : 1.0, algorithm_name(a), collective_op_name(op), t.nranks);
-  how += f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,
+  how += !staged_how.empty()     ? staged_how
+         : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,
                                             gbps(t.raw_Bps), gbps(c.bus_bw_Bps))
                               : ", bus bandwidth default (not measured)";
   return {c, inside ? "applied" : "extrapolated", line + ": " + how};

@@ -63,8 +63,10 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathCl
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps) {
   if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * bus_factor(op, n);
   const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : 1.0);
-  return link_Bps * PROTO_EFF[static_cast<int>(p)] * (staged ? STAGED_EFF : 1.0);
+  return link_Bps * payload_share(p);
 }
+
+double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
 
 // NCCL caps the LL protocol's bus bandwidth on one node by GPU generation (tuning.cc llMaxBws:
 // Volta 39, Ampere 87.7, Hopper and later 141 GB/s); the DGX H100 log's LL sizes (1-2 MiB) grow

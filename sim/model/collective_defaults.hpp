@@ -1,11 +1,14 @@
 // NCCL's cost model as tpsim's defaults (no calibration): base latency per (algorithm, protocol),
 // hop latency per (path class, protocol), protocol payload efficiency, the share of NVLink's wire
-// rate rings reach, NVLS, the LL cap per GPU generation, host staging and serial launches. Each
-// constant names its source: NCCL's src/graph/tuning.cc or the recorded logs (calibrate/recorded).
+// rate rings reach, NVLS, the LL cap per GPU generation and serial launches (host staging:
+// host_staging.hpp). Each constant names its source: NCCL's src/graph/tuning.cc or the recorded
+// logs (calibrate/recorded).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "config/gpu_catalog.hpp"
+#include "host_staging.hpp"
 #include "topology.hpp"
 #include "util/nccl_terms.hpp"
 
@@ -23,9 +26,12 @@ double hop_latency_s(PathClass c, bool staged, Protocol p);
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged);
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
-// (all rings together), before the LL cap: NVLink rings reach NVLINK_EFF of the wire, every
-// protocol carries its payload share, staged copies run at STAGED_EFF of the lane.
+// (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the
+// LL cap: NVLink rings reach NVLINK_EFF of the wire, every protocol carries its payload share.
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, double raw_Bps);
+
+// The share of a protocol's bytes that is payload: LL 1/2 (4 B of flags per 4 B), LL128 120/128, Simple 1.
+double payload_share(Protocol p);
 
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
 // NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's
@@ -36,6 +42,11 @@ struct GroupSummary {
   bool staged = false, all_nvl = true, nvls_possible = false;
   int nodes = 1;
   double raw_Bps = 0;
+  // Host-staged rings: the slowest staged edge's stages and the rings' staged rate with the
+  // default host-copy rates (staged_rate_Bps times the rings).
+  std::optional<StagedEdge> staged_edge;
+  double staged_Bps = 0;
+  StagingRates staging = default_staging_rates();  // the rates staged_Bps was computed with
   double wire_latency_s = 0;
   int compute_capability = 0;
   std::string gpu_model;
@@ -44,9 +55,6 @@ struct GroupSummary {
 
 // NCCL's LL bus-bandwidth cap within a node by GPU generation (tuning.cc llMaxBws).
 double ll_max_bus_Bps(int compute_capability);
-
-// Host-staged copies run at most at this share of the lane (see collective_defaults.cpp).
-constexpr double STAGED_EFF = 1.0 / 3.0;
 
 // One thread launching a collective on N GPUs (nccl-tests -g N) launches them one after the
 // other: (N - 1) * SERIAL_LAUNCH_S more fixed cost than one process per GPU.

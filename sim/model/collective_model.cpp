@@ -27,6 +27,13 @@ double extrapolated_latency(double fit_latency_s, Algorithm a, CollectiveOp op, 
 CollectiveModel::CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration)
     : topology_(topology), spec_(std::move(spec)), calibration_(calibration) {}
 
+StagingRates CollectiveModel::staging_rates() const {
+  StagingRates r = default_staging_rates();
+  if (spec_.host_copy_Bps) r.host_copy_Bps = *spec_.host_copy_Bps, r.host_copy_given = true;
+  if (spec_.socket_copy_Bps) r.socket_copy_Bps = *spec_.socket_copy_Bps, r.socket_copy_given = true;
+  return r;
+}
+
 int CollectiveModel::resource_of(const DirectedLink& l) const {
   DirectedLink n = topology_.normalise(l);
   return n.link * 2 + (n.reverse ? 1 : 0);
@@ -46,11 +53,15 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
   LineCosts c{default_latency_s(p, a, op, n, g.worst_class, g.staged) + latency_steps(a, op, n) * g.wire_latency_s,
-          default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.raw_Bps), false};
+          default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps), false};
   if (p == Protocol::LL && g.worst_class != PathClass::NET && a != Algorithm::nvls)
     c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability));
   const std::string key = class_key(g.worst_class, g.staged);
-  if (const CollectiveCalibration* best = calibration_entry(op, n, key, p)) {
+  const CollectiveCalibration* best = calibration_entry(op, n, key, p);
+  // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
+  const CollectiveCalibration* shm = g.staged && key == "SYS" && !best ? calibration_entry(op, n, "SHM", p) : nullptr;
+  if (shm && shm->host_copy_Bps) best = shm;
+  if (best) {
     const LineUse use = use_line(*best, p, a, op, g, c);
     note(use.status, use.how);
     c = use.costs;
@@ -117,7 +128,8 @@ const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus
   if (it != rings_.end()) return it->second;
   auto edge_cost = [&](int a, int b) {
     const GpuPath& p = topology_.path(a, b, local_gpus(topology_, gpus, a));
-    return 1.0 / (p.bottleneck_Bps * (p.staged ? STAGED_EFF : 1.0)) + p.latency_s * 1e-6;
+    const double rate = p.staged ? staged_rate_Bps(staged_edge(topology_.platform(), p), staging_rates()) : p.bottleneck_Bps;
+    return 1.0 / rate + p.latency_s * 1e-6;
   };
   auto ring_cost = [&](const std::vector<int>& r) {
     double c = 0;
@@ -272,10 +284,10 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
       // A measured bus bandwidth already includes the group's own sharing; host staging's pace
-      // holds unless the shared links are slower still.
+      // holds unless the shared links, carrying the protocol's bytes, are slower still.
       const double pace_s = plan.bus_bytes / c.bus_bw_Bps;
-      const double t = c.latency_s + (c.calibrated ? pace_s : plan.staged ? std::max(pace_s * STAGED_EFF * sharing, pace_s)
-                                                                          : pace_s * sharing);
+      const double links_s = plan.bus_bytes / (g.raw_Bps * payload_share(p)) * sharing;
+      const double t = c.latency_s + (c.calibrated ? pace_s : plan.staged ? std::max(links_s, pace_s) : pace_s * sharing);
       if (t < best) {
         best = t;
         plan.algorithm = a;
@@ -293,7 +305,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
 void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
   const bool paced = plan.staged && !plan.calibrated;  // host staging's pace is not more bytes on the links
   const double per_ring = edge_bytes(plan, rings.size()),
-               efficiency = plan.bus_bw_Bps / raw_Bps / (paced ? STAGED_EFF : 1.0);
+               efficiency = paced ? payload_share(plan.protocol) : plan.bus_bw_Bps / raw_Bps;
   std::vector<SolverFlow> solver;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring))
@@ -319,6 +331,7 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
 GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
   GroupSummary g;
   g.nranks = int(gpus.size());
+  g.staging = staging_rates();
   const auto& channel_rings = routes(op, gpus);
   std::set<int> nodes;
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
@@ -330,11 +343,17 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     if (gpu.spec->compute_capability < g.compute_capability)
       g.compute_capability = gpu.spec->compute_capability, g.gpu_model = gpu.model, g.gpu_spec = gpu.spec;
   }
+  double staged = std::numeric_limits<double>::infinity();  // slowest staged edge
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
       g.worst_class = std::max(g.worst_class, p.path_class);
       g.staged = g.staged || p.staged;
+      if (p.staged) {
+        const StagedEdge e = staged_edge(topology_.platform(), p);
+        const double rate = staged_rate_Bps(e, g.staging);
+        if (rate < staged) staged = rate, g.staged_edge = e;
+      }
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
       raw = std::min(raw, p.bottleneck_Bps);
       g.wire_latency_s = std::max(g.wire_latency_s, p.latency_added_s);
@@ -343,6 +362,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     }
   g.nodes = int(nodes.size());
   g.raw_Bps = raw * double(channel_rings.size());  // the rings run side by side
+  if (g.staged_edge) g.staged_Bps = staged * double(channel_rings.size());
   g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv &&
                     op != CollectiveOp::all_to_all;
   return g;

@@ -86,6 +86,8 @@ public:
   std::vector<std::string> engine_notes() const { return {engine_notes_.begin(), engine_notes_.end()}; }
 
 private:
+  // The host-staged copy rates: the scenario's, else the defaults (a calibration's apply per entry).
+  StagingRates staging_rates() const;
   LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const;
   void note(const std::string& status, const std::string& text) const;
   // The calibration entry that describes (op, nranks, path class key) best, among those that

@@ -729,3 +729,13 @@ TEST_CASE("calibration YAML: exact text for pieces") {
         "    # all sizes: median 0.0340, worst 0.3440 at 16777216B\n"
         "    residuals: { median: 0.0340, worst: 0.3440, worst_size: 16777216B, min_size: 1024B }\n");
 }
+
+TEST_CASE("a fit whose --gpus does not match the log's ranks says in the calibration file why it has no wire rate") {
+  // tpsim fit sets transfer_note when --platform --gpus names another number of GPUs than the log's
+  // ranks (tests/cli/fit_gpus_mismatch); the file carries it where wire_bandwidth would be.
+  CollectiveFit fit = fit_collective(read_log("8xa100-80gb-sxm4-nccl2.19.log"));
+  fit.transfer_note = "not annotated for other boxes: --gpus names 4 GPUs but the log ran 8 ranks";
+  const std::string yaml = calibration_yaml({{"a.log"}, {fit}, std::nullopt, std::nullopt});
+  CHECK(yaml.find("    # no wire_bandwidth: not annotated for other boxes: --gpus names 4 GPUs but the log ran 8 ranks\n") != std::string::npos);
+  CHECK(yaml.find("    wire_bandwidth: ") == std::string::npos);
+}

@@ -1,0 +1,102 @@
+#include "host_staging.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace tpsim {
+namespace {
+
+// Host-copy rate: the published P2P-off all-reduce plateaus within one socket (busbw at 1 GiB),
+// each below its PCIe lanes on the platform that describes it:
+//   2x RTX 2080 Ti, PIX, Gen3 lanes 12 GB/s, 2 ranks: 4.00 GB/s
+//     (calibrate/recorded/2x-rtx2080ti-pcie-pix-no-p2p.log);
+//   8x A40 (NVLink pairs, two sockets), GPUs 1,2 (NODE), Gen4 lanes 24 GB/s, 2 ranks: 3.86 GB/s;
+//   DGX A100, GPUs 4-7 (one socket), Gen4 lanes 24 GB/s, 4 ranks: 5.20 GB/s
+//     (the last two: tests/data/measured/p2p_off_allreduce.csv, eugenesiow/LLM-Insights);
+// their median. Gen4 lanes do not make it faster than Gen3: the host side sets the pace.
+constexpr double HOST_COPY_BPS = 4.00e9;
+// Across sockets: the same A40 box, GPUs 0,1,6,7 (two per socket, the ring crosses twice),
+// 4 ranks: 1.44 GB/s busbw at 1 GiB (tests/data/measured/p2p_off_allreduce.csv).
+constexpr double SOCKET_COPY_BPS = 1.44e9;
+
+}  // namespace
+
+StagingRates default_staging_rates() { return {HOST_COPY_BPS, SOCKET_COPY_BPS}; }
+
+StagedEdge staged_edge(const PlatformDesc& platform, const GpuPath& path) {
+  StagedEdge e;
+  const double inf = std::numeric_limits<double>::infinity();
+  e.up_Bps = e.down_Bps = inf;
+  for (std::size_t leg = 0; leg < path.legs.size(); ++leg)
+    for (const auto& dl : path.legs[leg].links) {
+      const LinkDesc& l = platform.links[dl.link];
+      if (l.kind == LinkKind::upi) {
+        e.crosses_socket = true;
+        continue;
+      }
+      double& stage = leg == 0 ? e.up_Bps : e.down_Bps;
+      stage = std::min(stage, l.bandwidth_Bps);
+    }
+  if (e.down_Bps == inf) e.down_Bps = e.up_Bps;  // a leg of UPI links only: the other leg's lane
+  return e;
+}
+
+double staged_rate_Bps(const StagedEdge& e, const StagingRates& r) {
+  const double rate = std::min({e.up_Bps, r.host_copy_Bps, e.down_Bps});
+  return e.crosses_socket ? std::min(rate, r.socket_copy_Bps) : rate;
+}
+
+namespace {
+// A measured pace below every known stage is the unknown stage's rate (1% for print rounding).
+std::optional<double> below(double measured_Bps, double known_Bps) {
+  if (!(measured_Bps > 0) || measured_Bps >= 0.99 * known_Bps) return std::nullopt;
+  return measured_Bps;
+}
+}  // namespace
+
+std::optional<double> implied_host_copy_Bps(const StagedEdge& e, double measured_Bps) {
+  return below(measured_Bps, std::min(e.up_Bps, e.down_Bps));
+}
+
+std::optional<double> implied_socket_copy_Bps(const StagedEdge& e, double measured_Bps, double host_copy_Bps) {
+  return below(measured_Bps, std::min({e.up_Bps, e.down_Bps, host_copy_Bps}));
+}
+
+std::string staging_note(const StagedEdge& e, const StagingRates& r) {
+  const bool socket = e.crosses_socket;
+  const bool given = r.host_copy_given || (socket && r.socket_copy_given);
+  const std::string whence =
+      !given ? "default copy rates from published P2P-off runs (a calibration fitted on a P2P-off log replaces them: see its lines)"
+      : (r.host_copy_given && (!socket || r.socket_copy_given))
+          ? "copy rates set by the scenario (collectives.host_copy_bandwidth" + std::string(socket ? ", socket_copy_bandwidth)" : ")")
+          : std::string(r.host_copy_given ? "host copy set by the scenario, socket copy the default"
+                                          : "socket copy set by the scenario, host copy the default");
+  return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, {}",
+                     e.up_Bps / 1e9, r.host_copy_Bps / 1e9, e.down_Bps / 1e9,
+                     socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence);
+}
+
+StagingFit fit_staging(const StagedEdge& e, double bus_Bps) {
+  StagingFit f;
+  const std::string lanes = fmt::format("PCIe legs {:.3g} and {:.3g} GB/s", e.up_Bps / 1e9, e.down_Bps / 1e9);
+  if (!e.crosses_socket) {
+    f.host_copy_Bps = implied_host_copy_Bps(e, bus_Bps);
+    f.note = f.host_copy_Bps ? fmt::format("host-staged: host copy {:.3g} GB/s (the Simple line's bus bandwidth, below the {})",
+                                           *f.host_copy_Bps / 1e9, lanes)
+                             : fmt::format("host-staged: the {} set the Simple line's pace ({:.3g} GB/s); the host copy stays at "
+                                           "its default", lanes, bus_Bps / 1e9);
+    return f;
+  }
+  const double host = default_staging_rates().host_copy_Bps;
+  f.socket_copy_Bps = implied_socket_copy_Bps(e, bus_Bps, host);
+  f.note = f.socket_copy_Bps ? fmt::format("host-staged across sockets: socket copy {:.3g} GB/s (the Simple line's bus bandwidth, "
+                                           "below the {} and the default host copy {:.3g} GB/s)",
+                                           *f.socket_copy_Bps / 1e9, lanes, host / 1e9)
+                             : fmt::format("host-staged across sockets: the {} or the default host copy set the Simple line's "
+                                           "pace ({:.3g} GB/s); the socket copy stays at its default", lanes, bus_Bps / 1e9);
+  return f;
+}
+
+}  // namespace tpsim
