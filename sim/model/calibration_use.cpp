@@ -64,9 +64,12 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     return {fallback, "default", fmt::format("{}: a network fit is not carried to other NICs ({} on the target's rings{})", line,
                                              gbps(t.raw_Bps), ", fitted on " + gbps(*e.wire_Bps))};
   if (!e.wire_Bps || !f.wire_fraction) {
-    // Absolute numbers: the latency moved by steps of the path's hop, the bandwidth as measured.
-    const double hop = hop_latency_s(t.worst_class, t.staged, p);
-    const double lat = std::max(0.0, fitted_latency + (latency_steps(a, op, t.nranks) - latency_steps(a, op, e.nranks)) * hop);
+    // Absolute numbers: the latency in its ratio to the default model (as with a wire rate below:
+    // moving it by hops alone took a fitted 8-rank LL128 intercept of 18.6 us to 3.6 us at 2 ranks,
+    // below NCCL's base latency), the bandwidth as measured.
+    const auto [cls, staged] = entry_class(e, t);
+    const double lat = fitted_latency / default_latency_s(p, f.algorithm, op, e.nranks, cls, staged) *
+                       default_latency_s(p, a, op, t.nranks, t.worst_class, t.staged);
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }

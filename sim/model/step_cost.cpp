@@ -112,15 +112,16 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
                               const StageGroups& groups, Breakdown& b, int& kernels, bool with_ops) {
   std::vector<Segment> out(1);
   for (const Op& op : ops) {
-    ++kernels;
     if (op.kind != OpKind::collective) {
+      ++kernels;
       const double t = op_time(op, gpu, &b);
       out.back().compute_s += t;
       if (with_ops) out.back().ops.emplace_back(op.name, t);
       continue;
     }
     const std::vector<int>& group = groups.of(op.collective);
-    if (group.size() < 2) continue;
+    if (group.size() < 2) continue;  // one GPU: no collective kernel is launched
+    ++kernels;
     out.back().collective = &cm.plan(op.collective, op.collective_bytes, group);
     (op.collective == CollectiveOp::all_to_all ? b.all_to_all : b.collectives) += out.back().collective->time_s();
     out.emplace_back();

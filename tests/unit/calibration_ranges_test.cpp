@@ -200,9 +200,9 @@ TEST_CASE("fit -> YAML -> load_calibration -> model: the OCI RoCE pieces replay 
 TEST_CASE("pieces stay on the box they measured: another rank count gets the envelope's lines, and the run says so") {
   // 8 of the 16 GPUs, 4 per node: path class NET. The pieces record NCCL's size choices on the
   // 16-rank cluster, so they are not carried; the envelope's protocol lines are (fitted without
-  // a platform: absolute bandwidths), their latency moved to 8 ranks by the algorithm's steps,
-  //   L_p + (steps(alg, 8) - steps(alg, 16)) * hop(NET, p),
-  // tree: steps 2 ceil(log2 N) = 6 at 8, 8 at 16; ring all_reduce: 2(N - 1) = 14 at 8, 30 at 16.
+  // a platform: absolute bandwidths), their latency moved to 8 ranks in its ratio to the default
+  // model, as every carried latency is:
+  //   L_p / default(p, fitted alg, 16 ranks, NET) x default(p, alg, 8 ranks, NET).
   const OciChain chain;
   const CollectiveCalibration& c = chain.cal.collectives[0];
   REQUIRE(!c.pieces.empty());
@@ -213,8 +213,9 @@ TEST_CASE("pieces stay on the box they measured: another rank count gets the env
     INFO("size ", size);
     const CollectivePlan& plan = model.plan(CollectiveOp::all_reduce, size, gpus);
     const ProtocolFit& line = *c.protocols[static_cast<int>(plan.protocol)];
-    const int steps = latency_steps(plan.algorithm, CollectiveOp::all_reduce, 8) - latency_steps(plan.algorithm, CollectiveOp::all_reduce, 16);
-    CHECK(plan.latency_s == doctest::Approx(line.latency_s + steps * hop_latency_s(PathClass::NET, false, plan.protocol)).scale(0));
+    const double at_16 = default_latency_s(plan.protocol, line.algorithm, CollectiveOp::all_reduce, 16, PathClass::NET, false),
+                 at_8 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 8, PathClass::NET, false);
+    CHECK(plan.latency_s == doctest::Approx(line.latency_s / at_16 * at_8).scale(0));
     CHECK(plan.bus_bw_Bps == line.bus_bw_Bps);
   }
   const std::vector<std::string> notes = model.calibration_notes();

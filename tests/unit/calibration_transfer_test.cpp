@@ -81,6 +81,24 @@ TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative su
   CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 3.4e-6)).scale(0));
 }
 
+TEST_CASE("a fit without wire rates (no --platform) moves its latency to 2 ranks by the same ratio") {
+  // The DGX H100 fit of calibrate/fitted/h100.yaml has no wire rate. Before: its 8-rank latency was
+  // moved by hops, L_fit + (steps(direct, 2) - steps(ring, 8)) x hop, and a low intercept fell
+  // below NCCL's base latency. Now, as with a wire rate: L = L_fit / default(ring, 8) x
+  // default(direct, 2) = 1.5 x (8.4 + 2 x 3.4) us; the bandwidth stays absolute (200 GB/s).
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  Calibration cal = simple_line(1.5 * fit_default, 200e9, 300e9, Algorithm::ring);
+  cal.collectives[0].wire_Bps.reset();
+  cal.collectives[0].protocols[2]->wire_fraction.reset();
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  CollectiveModel model(topo, spec, &cal);
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 8, {0, 1});
+  CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 3.4e-6)).scale(0));
+  CHECK(p.bus_bw_Bps == doctest::Approx(200e9).scale(0));
+}
+
 TEST_CASE("a line NVLS ran does not stand for a ring: the ring keeps the default, and the run says so") {
   // An H100 Simple line above its wire rate (467 > 450 GB/s) is NVLS; on DGX A100 (no NVLS) the
   // ring Simple costs are the defaults: 8.4 + 14 x 3.4 us, 0.8 x wire.
