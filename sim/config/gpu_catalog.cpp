@@ -100,7 +100,8 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .source = "derived: datasheet with 80% memory and 70% matmul efficiency (as the L40 row); peak is the fp16 "
                  "figure, no fp8 figure found"},
       // A30: 24 GB HBM2, 933 GB/s, BF16 tensor (FP32 accumulate) 165 TFLOPS dense (330 sparse), compute
-      // capability 8.0, PCIe 4.0 x16 (lamonoai/gpumap nvidia/GPU.md, commit 8d5e174f, Ampere table).
+      // capability 8.0, PCIe 4.0 x16 (lamonoai/gpumap nvidia/GPU.md, commit 8d5e174f, Ampere table; GA100, 8.0 and
+      // 24GB also in NVIDIA's MIG user guide, docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
       // The table says the A30 has NVLink, but no bridge rate or link count was found: no NVLink here.
       {.name = "A30-24GB", .compute_capability = 80, .memory_B = 24 * GB, .hbm_peak_Bps = 933 * GB,
        .hbm_achievable_Bps = 933 * GB * 1366 / 1555, .bf16_peak_flops = 165 * TF, .matmul_efficiency = 267.9 / 312,
@@ -159,7 +160,8 @@ const std::vector<GpuSpec>& gpu_catalog() {
       // (FP4 sparse), no NVLink (NVIDIA datasheet as copied in atineoSE/coding-model-seeks-gpu
       // pipeline/pipeline/sources/rtxpro6000_specs.md, commit ff052946). Dense BF16 (FP32 accumulate) 503.8 and
       // FP8 1.01 PFLOPS (hmc-tech.com/gpu/nvidia-rtx-pro-6000-blackwell-vs-amd-radeon-pro-duo-polaris;
-      // karpathy/nanochat#60 "RTX 6000 Blackwell 503.8e12"). Compute capability 12.0 (antirez/ds4#256, sm_120).
+      // karpathy/nanochat#60 "RTX 6000 Blackwell 503.8e12"). GB202, compute capability 12.0, 96GB for all three
+      // editions (NVIDIA's MIG user guide, docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
       {.name = "RTXPRO6000-WS-96GB", .compute_capability = 120, .memory_B = 96 * GB, .hbm_peak_Bps = 1792 * GB,
        .hbm_achievable_Bps = 1792 * GB * 0.85, .bf16_peak_flops = 503.8 * TF, .fp8_peak_flops = 1010 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 5,
@@ -167,7 +169,8 @@ const std::vector<GpuSpec>& gpu_catalog() {
       // RTX PRO 6000 Blackwell Server Edition: "the core specs are the same across the three models" (workstation,
       // Max-Q, server) and "the memory configuration is the same for the three variants ... 1792 GB/s"
       // (ferreiradozezere.net copy of the GTC 2025 announcement coverage). No Server Edition datasheet was found,
-      // so its figures are the Workstation Edition's; compute capability 12.0 (antirez/ds4#256).
+      // so its figures are the Workstation Edition's; GB202, compute capability 12.0, 96GB (NVIDIA's MIG user guide;
+      // antirez/ds4#256: sm_120).
       {.name = "RTXPRO6000-Server-96GB", .compute_capability = 120, .memory_B = 96 * GB, .hbm_peak_Bps = 1792 * GB,
        .hbm_achievable_Bps = 1792 * GB * 0.85, .bf16_peak_flops = 503.8 * TF, .fp8_peak_flops = 1010 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 5,
@@ -275,7 +278,7 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
       {"A800-PCIe-80GB", "NVIDIA A800 80GB PCIe"},     // device-name check in code, stored file id 45339446182
       {"H800-SXM5-80GB", "NVIDIA H800"},               // sglang-project/sglang#25063 environment ("GPU 0,1,...: NVIDIA H800")
       {"RTX3090-24GB", "NVIDIA GeForce RTX 3090"},     // RunPod GPU type ids (= nvidia-smi names), stored file id 56524155601
-      {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // device query "Name : ...", code search; HF ohdoking/gpu_spec
+      {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // PyTorch collect_env "GPU 0: ...", stored file id 56700046327
       {"RTXPRO6000-WS-96GB", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"},  // MarcoPizeta/flash-next-rtxpro6000-bench HARDWARE.md
       {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
       {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
