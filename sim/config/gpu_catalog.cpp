@@ -125,7 +125,7 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .nvlink_generation = 3, .nvlinks_per_gpu = 8, .pcie_generation = 4,
        .source = mamf + " (A100 PCIe row, derived: same chip); HBM: 1727 GB/s measured on an A800 80GB PCIe "
                         "(mli/transformers-benchmarks#4); NVLink bridge 400 GB/s both ways = 8 links"},
-      // H800 SXM5 = H100 SXM5 with NVLink cut to 400 GB/s (tumgag.com/tag/nvidia h100; aiwiki.ai/wiki/nvidia_h800):
+      // H800 SXM5 = H100 SXM5 with NVLink cut to 400 GB/s (tumgag.com/tag/nvidia%20h100; aiwiki.ai/wiki/nvidia_h800):
       // 80 GB HBM3, 3350 GB/s, BF16 989 TFLOPS dense, NVLink 400 GB/s (citsjtu2020/LLM-Prof hardware_spec.md,
       // "NVIDIA_H800"); FP8 3958 with sparsity -> 1979 dense (astroC86/gpu-datasheet README.md, H800 row, citing
       // NVIDIA's H800 datasheet). 400 GB/s both ways = 8 NVLink4 links, as the published H800 matrices show (NV8,
