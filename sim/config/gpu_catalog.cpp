@@ -86,10 +86,127 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .source = "derived: datasheet with 85% memory and 70% matmul efficiency (as the RTX A6000 row, same GA102); "
                  "NVLink bridge 112.5 GB/s both ways over 4 links"},
-      // Not in the table: L20, A10G, A30, A800 (SXM, PCIe), H800, RTX 3090, RTX 6000 Ada, RTX PRO 6000
-      // Blackwell (server, workstation), V100 SXM2 16 GB, V100 SXM3 32 GB, B300. Their datasheet figures
-      // were not found through the project's search tool in the session that added A40 and L40 (the
-      // A30 and A800 searches returned no vendor table); a row is added when its datasheet is cited.
+      // Rows added for issue 11 (multi-GPU boxes). Each comment names where every figure was read;
+      // `derived` marks what is not a published figure. "Stored file id" = a file of the search
+      // tool's index whose repository the index does not return.
+      //
+      // L20: 48 GB GDDR6, 864 GB/s, FP16 tensor 119.5 TFLOPS dense (citsjtu2020/LLM-Prof
+      // hardware_spec.md, "NVIDIA_L20"; 864 GB/s and PCIe 4.0 x16 also technical.city/pl/video/L20).
+      // The source gives fp16, not bf16: Ada runs both at one rate (lamonoai/gpumap nvidia/GPU.md,
+      // L40/L40S columns). No dense fp8 figure found (LLM-Prof lists INT8 239 TOPS only): fp8 left 0.
+      {.name = "L20-48GB", .compute_capability = 89, .memory_B = 48 * GB, .hbm_peak_Bps = 864 * GB,
+       .hbm_achievable_Bps = 864 * GB * 0.8, .bf16_peak_flops = 119.5 * TF, .matmul_efficiency = 0.7,
+       .pcie_generation = 4,
+       .source = "derived: datasheet with 80% memory and 70% matmul efficiency (as the L40 row); peak is the fp16 "
+                 "figure, no fp8 figure found"},
+      // A30: 24 GB HBM2, 933 GB/s, BF16 tensor (FP32 accumulate) 165 TFLOPS dense (330 sparse), compute
+      // capability 8.0, PCIe 4.0 x16 (lamonoai/gpumap nvidia/GPU.md, commit 8d5e174f, Ampere table; GA100, 8.0 and
+      // 24GB also in NVIDIA's MIG user guide, docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
+      // The table says the A30 has NVLink, but no bridge rate or link count was found: no NVLink here.
+      {.name = "A30-24GB", .compute_capability = 80, .memory_B = 24 * GB, .hbm_peak_Bps = 933 * GB,
+       .hbm_achievable_Bps = 933 * GB * 1366 / 1555, .bf16_peak_flops = 165 * TF, .matmul_efficiency = 267.9 / 312,
+       .pcie_generation = 4,
+       .source = "derived: A100-SXM4-40GB's measured HBM (1366/1555) and mamf (267.9/312) fractions, same GA100 and "
+                 "HBM2; the NVLink bridge is not modelled (rate not found)"},
+      // A800 = A100 with NVLink cut from 600 to 400 GB/s, compute and memory unchanged (aiwiki.ai/wiki/nvidia_a800;
+      // tweakers.net/nieuws/203182). A800 SXM4 80GB: 2039 GB/s, FP16 312 TFLOPS, NVLink 400 GB/s
+      // (citsjtu2020/LLM-Prof hardware_spec.md, "NVIDIA_A800_SXM4_80GB"). 400 GB/s both ways at NVLink3's
+      // 25 GB/s per link and direction = 8 links, as the published matrix tests/data/topo/8xa800-nv8-4nic-2socket.txt
+      // shows (NV8). Memory in GiB as the A100 rows (nvidia-smi prints 81920 MiB for the 80 GB boards).
+      {.name = "A800-SXM4-80GB", .compute_capability = 80, .memory_B = 80 * GiB, .hbm_peak_Bps = 2039 * GB,
+       .hbm_achievable_Bps = 1584 * GB, .bf16_peak_flops = 312 * TF, .matmul_efficiency = 267.9 / 312,
+       .nvlink_generation = 3, .nvlinks_per_gpu = 8, .pcie_generation = 4,
+       .source = "derived: as the A100-SXM4-80GB row (same chip and memory: " + mamf +
+                 "; HBM 1584 GB/s measured on A100 80GB SXM, NVIDIA/nccl-tests#100); NVLink 400 GB/s both ways = 8 links"},
+      // A800 80GB PCIe: the A100 80GB PCIe's 1935 GB/s (lamonoai/gpumap nvidia/GPU.md) and 312 TFLOPS; NVLink
+      // bridge cut to 400 GB/s as every A800 (aiwiki.ai/wiki/nvidia_a800) = 8 links of 25 GB/s per direction.
+      {.name = "A800-PCIe-80GB", .compute_capability = 80, .memory_B = 80 * GiB, .hbm_peak_Bps = 1935 * GB,
+       .hbm_achievable_Bps = 1727 * GB, .bf16_peak_flops = 312 * TF, .matmul_efficiency = 256.4 / 312,
+       .nvlink_generation = 3, .nvlinks_per_gpu = 8, .pcie_generation = 4,
+       .source = mamf + " (A100 PCIe row, derived: same chip); HBM: 1727 GB/s measured on an A800 80GB PCIe "
+                        "(mli/transformers-benchmarks#4); NVLink bridge 400 GB/s both ways = 8 links"},
+      // H800 SXM5 = H100 SXM5 with NVLink cut to 400 GB/s (tumgag.com/tag/nvidia%20h100; aiwiki.ai/wiki/nvidia_h800):
+      // 80 GB HBM3, 3350 GB/s, BF16 989 TFLOPS dense, NVLink 400 GB/s (citsjtu2020/LLM-Prof hardware_spec.md,
+      // "NVIDIA_H800"); FP8 3958 with sparsity -> 1979 dense (astroC86/gpu-datasheet README.md, H800 row, citing
+      // NVIDIA's H800 datasheet). 400 GB/s both ways = 8 NVLink4 links, as the published H800 matrices show (NV8,
+      // tests/data/topo/8xh800-*). Memory in GiB as the H100 row. The H800 PCIe was not found: no row.
+      {.name = "H800-SXM5-80GB", .compute_capability = 90, .memory_B = 80 * GiB, .hbm_peak_Bps = 3350 * GB,
+       .hbm_achievable_Bps = 2495 * GB, .bf16_peak_flops = 989 * TF, .fp8_peak_flops = 1979 * TF,
+       .matmul_efficiency = 792.1 / 989, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
+       .nvlink_generation = 4, .nvlinks_per_gpu = 8, .pcie_generation = 5,
+       .source = "derived: as the H100-SXM5-80GB row (same chip and memory: " + mamf +
+                 "; HBM 2495 GB/s measured on H100, NVIDIA/nccl#1264); NVLink 400 GB/s both ways = 8 links"},
+      // GeForce RTX 3090: 24 GB GDDR6X, 936 GB/s (stillwater-sc/KPU-Simulator
+      // docs/external-knowledge/rtx_30_series_specs_table.md). Dense BF16 with FP32 accumulate 71 TFLOPS, the
+      // figure GeForce boards run bf16 at (karpathy/nanochat#60 table "RTX 3090 71e12" from the GA102
+      // whitepaper; modula-systems/modula#1 "3090": 71e12; the RTX4090 row's 165 is the same kind).
+      // NVLink bridge 112.5 GB/s both ways on GA102 (atineoSE/coding-model-seeks-gpu
+      // pipeline/pipeline/sources/dbgpu_source.py, from Wikipedia's NVLink table), 4 links as the RTX A6000 row.
+      {.name = "RTX3090-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 936 * GB,
+       .hbm_achievable_Bps = 936 * GB * 0.85, .bf16_peak_flops = 71 * TF, .matmul_efficiency = 0.7,
+       .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
+       .pcie_p2p = false,
+       .source = "derived: datasheet with 85% memory and 70% matmul efficiency (as the RTX4090 row); NVLink bridge "
+                 "112.5 GB/s both ways over 4 links; no fp8"},
+      // RTX 6000 Ada Generation: 48 GB GDDR6, 960 GB/s, FP8 1457.0 TFLOPS with sparsity, PCIe 4.0 x16, no NVLink
+      // (NVIDIA datasheet as copied in atineoSE/coding-model-seeks-gpu pipeline/pipeline/sources/rtx6000ada_specs.md,
+      // commit ff052946); dense BF16 (FP32 accumulate) 364 and FP8 728 TFLOPS (lamonoai/gpumap nvidia/GPU.md,
+      // Ada table; karpathy/nanochat#60 "RTX 6000 ADA 364e12").
+      {.name = "RTX6000Ada-48GB", .compute_capability = 89, .memory_B = 48 * GB, .hbm_peak_Bps = 960 * GB,
+       .hbm_achievable_Bps = 960 * GB * 0.8, .bf16_peak_flops = 364 * TF, .fp8_peak_flops = 728 * TF,
+       .matmul_efficiency = 0.7, .pcie_generation = 4,
+       .source = "derived: datasheet with 80% memory and 70% matmul efficiency (as the L40 row, same AD102 and GDDR6)"},
+      // RTX PRO 6000 Blackwell Workstation Edition: 96 GB GDDR7 with ECC, 1792 GB/s, PCIe 5.0 x16, 4000 AI TOPS
+      // (FP4 sparse), no NVLink (NVIDIA datasheet as copied in atineoSE/coding-model-seeks-gpu
+      // pipeline/pipeline/sources/rtxpro6000_specs.md, commit ff052946). Dense BF16 (FP32 accumulate) 503.8 and
+      // FP8 1.01 PFLOPS (hmc-tech.com/gpu/nvidia-rtx-pro-6000-blackwell-vs-amd-radeon-pro-duo-polaris;
+      // karpathy/nanochat#60 "RTX 6000 Blackwell 503.8e12"). GB202, compute capability 12.0, 96GB for all three
+      // editions (NVIDIA's MIG user guide, docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
+      {.name = "RTXPRO6000-WS-96GB", .compute_capability = 120, .memory_B = 96 * GB, .hbm_peak_Bps = 1792 * GB,
+       .hbm_achievable_Bps = 1792 * GB * 0.85, .bf16_peak_flops = 503.8 * TF, .fp8_peak_flops = 1010 * TF,
+       .matmul_efficiency = 0.7, .pcie_generation = 5,
+       .source = "derived: datasheet with 85% memory and 70% matmul efficiency (as the RTX5090 row, same GB202 and GDDR7)"},
+      // RTX PRO 6000 Blackwell Server Edition: "the core specs are the same across the three models" (workstation,
+      // Max-Q, server) and "the memory configuration is the same for the three variants ... 1792 GB/s"
+      // (ferreiradozezere.net copy of the GTC 2025 announcement coverage). No Server Edition datasheet was found,
+      // so its figures are the Workstation Edition's; GB202, compute capability 12.0, 96GB (NVIDIA's MIG user guide;
+      // antirez/ds4#256: sm_120).
+      {.name = "RTXPRO6000-Server-96GB", .compute_capability = 120, .memory_B = 96 * GB, .hbm_peak_Bps = 1792 * GB,
+       .hbm_achievable_Bps = 1792 * GB * 0.85, .bf16_peak_flops = 503.8 * TF, .fp8_peak_flops = 1010 * TF,
+       .matmul_efficiency = 0.7, .pcie_generation = 5,
+       .source = "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
+                 "matmul efficiency (as the RTX5090 row)"},
+      // Tesla V100 SXM2 16GB: 900 GB/s, FP16 tensor 125 TFLOPS (winston-zhang-orz/gpu-specs specs.md, V100 SXM2
+      // column; lijun99/GPU-Resources NVIDIA_GPU_SM.md "16/32 GB HBM2, 900 GB/s"); nvidia-smi --query-gpu prints
+      // 16384 MiB (stored file id 71069297093). Six NVLink2 links, 300 GB/s (langtun4.net.cn copy of NVIDIA's
+      // NVLink page: "up to six NVLink connections for a total bandwidth of 300 gigabytes per second").
+      {.name = "V100-SXM2-16GB", .compute_capability = 70, .memory_B = 16 * GiB, .hbm_peak_Bps = 900 * GB,
+       .hbm_achievable_Bps = 900 * GB * 0.85, .bf16_peak_flops = 125 * TF, .matmul_efficiency = 0.7,
+       .nvlink_generation = 2, .nvlinks_per_gpu = 6, .pcie_generation = 3,
+       .source = "derived: datasheet (fp16 tensor peak, no bf16) with 85% HBM and 70% matmul efficiency (as the "
+                 "V100-SXM2-32GB row)"},
+      // Tesla V100 SXM3 32GB, the DGX-2's GPU: 16 of them share 512 GB of HBM2, 14.4 TB/s and 2,000 tensor
+      // TFLOPS (gamersnexus.net/news-pc/3270; computerbase.de/2018-03/nvidia-nvswitch-dgx-2), i.e. 32 GB, 900 GB/s
+      // and 125 TFLOPS each; each V100's six NVLinks (300 GB/s) go to the NVSwitches (pcper.com DGX-2 article:
+      // "every other group at 300GB/s"). Memory in GiB as the V100-SXM2-32GB row.
+      {.name = "V100-SXM3-32GB", .compute_capability = 70, .memory_B = 32 * GiB, .hbm_peak_Bps = 900 * GB,
+       .hbm_achievable_Bps = 900 * GB * 0.85, .bf16_peak_flops = 125 * TF, .matmul_efficiency = 0.7,
+       .nvlink_generation = 2, .nvlinks_per_gpu = 6, .pcie_generation = 3,
+       .source = "derived: DGX-2 totals / 16 (fp16 tensor peak, no bf16) with 85% HBM and 70% matmul efficiency (as "
+                 "the V100-SXM2-32GB row)"},
+      // B300 (Blackwell Ultra), HGX: 288 GB HBM3e, 8 TB/s, dense BF16 2250 and FP8 4500 TFLOPS, PCIe Gen6
+      // (glennklockwood.com/garden/processors/B300); NVLink 5 at 1.8 TB/s (yobitel.com/knowledge-base/nvidia-b300)
+      // = 18 links of 50 GB/s per direction, as a published B300 `nvidia-smi topo -m` shows (NV18, 18 links per GPU
+      // in `nvidia-smi nvlink --status`, stored file id 63125688786). Compute capability 10.3 (sm_103; stored file
+      // id 54129953460). tpsim's PCIe rates stop at Gen5, so the row says Gen5 (understates Gen6).
+      {.name = "B300-SXM-288GB", .compute_capability = 103, .memory_B = 288 * GB, .hbm_peak_Bps = 8 * TB,
+       .hbm_achievable_Bps = 8 * TB * 0.75, .bf16_peak_flops = 2250 * TF, .fp8_peak_flops = 4500 * TF,
+       .matmul_efficiency = 1745.0 / 2250, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
+       .nvlink_generation = 5, .nvlinks_per_gpu = 18, .pcie_generation = 5,
+       .source = "derived: as the B200 row (" + mamf + " on B200; HBM 75%); PCIe Gen6 modelled as Gen5"},
+      // Not in the table: A10G (AWS). Its 24 GB and 600 GB/s are published (baseten.co, "NVIDIA A10 vs A10G"),
+      // but no dense bf16 peak was found (the A10's 125 TFLOPS is not the A10G's; a measured torch bf16 matmul
+      // of 69.47 TFLOPS, zzc0721/torch-performance-test-data#126, is not a peak). H800 PCIe: no datasheet found.
       {.name = "L4-24GB", .compute_capability = 89, .memory_B = 24 * GB, .hbm_peak_Bps = 300 * GB,
        .hbm_achievable_Bps = 300 * GB * 0.85, .bf16_peak_flops = 121 * TF, .fp8_peak_flops = 242 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 4,
@@ -154,6 +271,19 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
       {"RTXA6000-48GB", "NVIDIA RTX A6000"},         {"RTXA5000-24GB", "NVIDIA RTX A5000"},
       {"RTX4090-24GB", "NVIDIA GeForce RTX 4090"},   {"RTX2080Ti-11GB", "NVIDIA GeForce RTX 2080 Ti"},
       {"RTX5090-32GB", "NVIDIA GeForce RTX 5090"},
+      // Issue 11 rows; where each spelling was seen printed by nvidia-smi or the CUDA device name (the same string):
+      {"L20-48GB", "NVIDIA L20"},                      // `nvidia-smi -L`, stored file id 15354673624
+      {"A30-24GB", "NVIDIA A30"},                      // `nvidia-smi -L` on Stanford's Sherlock, stored file id 45257212168
+      {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB"},     // PyTorch collect_env "GPU 0: ...", stored file id 56861703564
+      {"A800-PCIe-80GB", "NVIDIA A800 80GB PCIe"},     // device-name check in code, stored file id 45339446182
+      {"H800-SXM5-80GB", "NVIDIA H800"},               // sglang-project/sglang#25063 environment ("GPU 0,1,...: NVIDIA H800")
+      {"RTX3090-24GB", "NVIDIA GeForce RTX 3090"},     // RunPod GPU type ids (= nvidia-smi names), stored file id 56524155601
+      {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // PyTorch collect_env "GPU 0: ...", stored file id 56700046327
+      {"RTXPRO6000-WS-96GB", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"},  // MarcoPizeta/flash-next-rtxpro6000-bench HARDWARE.md
+      {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
+      {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
+      {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
+      {"B300-SXM-288GB", "NVIDIA B300 SXM6 AC"},       // `nvidia-smi -L` / nvlink --status, stored file id 63125688786
   };
   return names;
 }

@@ -176,7 +176,10 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
                        "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, "
                        "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, H20-96GB, "
-                       "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L4-24GB, A10-24GB, T4-16GB, "
+                       "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L20-48GB, A30-24GB, "
+                       "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
+                       "RTXPRO6000-WS-96GB, RTXPRO6000-Server-96GB, V100-SXM2-16GB, V100-SXM3-32GB, B300-SXM-288GB, "
+                       "L4-24GB, A10-24GB, T4-16GB, "
                        "RTXA6000-48GB, RTXA5000-24GB, "
                        "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
@@ -309,11 +312,11 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xrtxa5000-pcie-switch-pxb-pix-2nic.txt", "RTXA5000-24GB"},
       {"8xrtxa6000-nv4-bridge-pairs-2nic.txt", "RTXA6000-48GB"},
       {"8xv100-dgx1-hybrid-cube-4nic.txt", "V100-SXM2-32GB"},
-      // Added for issue 11 (sidecars name the source; H800 and A800 have no row: their H100/A100
-      // boards stand in, the NV8 entries then describe a fabric of 8-link ports).
-      {"8xh800-nv8-11nic-2socket-phb.txt", "H100-SXM5-80GB"},
-      {"8xh800-nv8-9nic-bond-node.txt", "H100-SXM5-80GB"},
-      {"8xa800-nv8-4nic-2socket.txt", "A100-SXM4-80GB"},
+      // Added for issue 11 (sidecars name the source; H800 and A800 have 8 NVLinks per GPU, so NV8
+      // to every peer is a fabric of 8-link ports).
+      {"8xh800-nv8-11nic-2socket-phb.txt", "H800-SXM5-80GB"},
+      {"8xh800-nv8-9nic-bond-node.txt", "H800-SXM5-80GB"},
+      {"8xa800-nv8-4nic-2socket.txt", "A800-SXM4-80GB"},
       {"8xv100-sxm2-hybrid-cube-numa.txt", "V100-SXM2-32GB"},
       {"8xv100-dgx1-cpu-affinity-only.txt", "V100-SXM2-32GB"},
       {"4xv100-nv2-nv1-2socket-tabs.txt", "V100-SXM2-32GB"},

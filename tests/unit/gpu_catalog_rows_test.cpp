@@ -1,0 +1,140 @@
+// The GPU table's rows for multi-GPU boxes (issue 11): each resolves from the name
+// `nvidia-smi --query-gpu=name` prints, in any case; a near misspelling names a near GPU; every
+// row says where its figures come from and its figures are physically ordered. Sources of each
+// figure: the comments next to the rows in sim/config/gpu_catalog.cpp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/gpu_catalog.hpp"
+#include "topo/topo_gpu_links.hpp"
+#include "util/error.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+// nvidia-smi's spelling -> tpsim's row (where each spelling was seen: gpu_catalog.cpp smi_names()).
+const std::vector<std::pair<std::string, std::string>> kIssue11Rows = {
+    {"NVIDIA L20", "L20-48GB"},
+    {"NVIDIA A30", "A30-24GB"},
+    {"NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB"},
+    {"NVIDIA A800 80GB PCIe", "A800-PCIe-80GB"},
+    {"NVIDIA H800", "H800-SXM5-80GB"},
+    {"NVIDIA GeForce RTX 3090", "RTX3090-24GB"},
+    {"NVIDIA RTX 6000 Ada Generation", "RTX6000Ada-48GB"},
+    {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTXPRO6000-WS-96GB"},
+    {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTXPRO6000-Server-96GB"},
+    {"Tesla V100-SXM2-16GB", "V100-SXM2-16GB"},
+    {"Tesla V100-SXM3-32GB", "V100-SXM3-32GB"},
+    {"NVIDIA B300 SXM6 AC", "B300-SXM-288GB"},
+};
+
+std::string upper(std::string s) {
+  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string resolved(const std::string& name) {
+  const GpuSpec* g = find_gpu_any_name(name);
+  return g ? g->name : "(unknown)";
+}
+
+}  // namespace
+
+TEST_CASE("GPU table: every issue-11 row resolves from its nvidia-smi name, in any case") {
+  for (const auto& [smi, row] : kIssue11Rows) {
+    CAPTURE(smi);
+    REQUIRE(find_gpu(row) != nullptr);
+    CHECK(resolved(smi) == row);
+    CHECK(resolved(upper(smi)) == row);
+    CHECK(resolved(lower(smi)) == row);
+    CHECK(resolved(lower(row)) == row);  // tpsim's own name, any case
+    CHECK(gpu_link_spec(smi).gpu_model == row);
+  }
+}
+
+TEST_CASE("GPU table: a near misspelling of an nvidia-smi name hints the near GPU") {
+  // "PCle" (lower-case L for I) is one edit from the A800 PCIe's normalised name, two from the A100 PCIe's.
+  CHECK(gpu_name_hint("A800 80GB PCle") == "; did you mean 'A800-PCIe-80GB' (nvidia-smi: NVIDIA A800 80GB PCIe)?");
+  CHECK(gpu_name_hint("NVIDIA B300 SXM6") == "; did you mean 'B300-SXM-288GB' (nvidia-smi: NVIDIA B300 SXM6 AC)?");
+  CHECK(gpu_name_hint("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition") ==
+        "; did you mean 'RTXPRO6000-WS-96GB' (nvidia-smi: NVIDIA RTX PRO 6000 Blackwell Workstation Edition)?");
+  CHECK(gpu_name_hint("NVIDIA RTX 6000 Ada Generaton") ==
+        "; did you mean 'RTX6000Ada-48GB' (nvidia-smi: NVIDIA RTX 6000 Ada Generation)?");
+  // Not in the table (no dense bf16 peak found): the A10G's hint is the A10, one letter away.
+  CHECK_THROWS_WITH_AS(gpu_link_spec("NVIDIA A10G"),
+                       "unknown GPU model 'NVIDIA A10G'; did you mean 'A10-24GB' (nvidia-smi: NVIDIA A10)?", ValueError);
+}
+
+TEST_CASE("GPU table: every row has a source and physically ordered figures") {
+  for (const GpuSpec& g : gpu_catalog()) {
+    CAPTURE(g.name);
+    CHECK_FALSE(g.source.empty());
+    CHECK(g.compute_capability >= 70);
+    CHECK(g.memory_B > 0);
+    CHECK(g.bf16_peak_flops > 0);                              // the host speed of an imported platform
+    if (g.fp8_peak_flops > 0) CHECK(g.fp8_peak_flops >= g.bf16_peak_flops);
+    CHECK(g.hbm_achievable_Bps > 0);
+    CHECK(g.hbm_achievable_Bps <= g.hbm_peak_Bps);             // achievable <= datasheet peak
+    CHECK(g.matmul_efficiency > 0);
+    CHECK(g.matmul_efficiency <= 1);
+    CHECK((g.nvlink_generation > 0) == (g.nvlinks_per_gpu > 0));
+    if (g.nvlink_link_Bps > 0) CHECK(g.nvlinks_per_gpu > 0);
+    CHECK(g.graph_kernel_s <= g.kernel_launch_s);
+  }
+  // Names are unique, also after normalising (find_gpu_any_name compares normalised forms).
+  std::vector<std::string> keys;
+  for (const GpuSpec& g : gpu_catalog()) keys.push_back(normalise_gpu_name(g.name));
+  std::sort(keys.begin(), keys.end());
+  CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
+}
+
+TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published totals") {
+  // Per link and direction: NVLink2-4 25 GB/s, NVLink5 50 GB/s (topo_gpu_links.hpp); a total is
+  // links x per-link x 2 directions.
+  auto both_ways = [](const std::string& gpu) {
+    const GpuLinkSpec s = gpu_link_spec(gpu);
+    return s.nvlinks_per_gpu * s.nvlink_bw_Bps * 2;
+  };
+  CHECK(both_ways("A800-SXM4-80GB") == doctest::Approx(400e9));   // A800: NVLink cut from 600 to 400 GB/s: 8 x 25 x 2
+  CHECK(both_ways("A800-PCIe-80GB") == doctest::Approx(400e9));
+  CHECK(both_ways("H800-SXM5-80GB") == doctest::Approx(400e9));   // H800: 900 -> 400 GB/s, 8 NVLink4 links
+  CHECK(both_ways("B300-SXM-288GB") == doctest::Approx(1.8e12));  // 18 x 50 x 2
+  CHECK(both_ways("V100-SXM2-16GB") == doctest::Approx(300e9));   // 6 x 25 x 2
+  CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9));
+  CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9));   // the GA102 bridge, as the RTX A6000
+  CHECK_FALSE(gpu_link_spec("RTX3090-24GB").p2p);                 // GeForce: no PCIe P2P
+  for (const char* pcie_only : {"L20-48GB", "A30-24GB", "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB"})
+    CHECK(gpu_link_spec(pcie_only).nvlinks_per_gpu == 0);
+}
+
+TEST_CASE("GPU table: issue-11 datasheet figures") {
+  // Each number is the one its comment in gpu_catalog.cpp cites (dense, no sparsity).
+  CHECK(find_gpu("A30-24GB")->hbm_peak_Bps == doctest::Approx(933e9));
+  CHECK(find_gpu("A30-24GB")->bf16_peak_flops == doctest::Approx(165e12));
+  CHECK(find_gpu("L20-48GB")->bf16_peak_flops == doctest::Approx(119.5e12));
+  CHECK(find_gpu("L20-48GB")->fp8_peak_flops == 0);                        // not found: left 0
+  CHECK(find_gpu("H800-SXM5-80GB")->fp8_peak_flops == doctest::Approx(1979e12));  // 3958 sparse / 2
+  CHECK(find_gpu("RTX3090-24GB")->bf16_peak_flops == doctest::Approx(71e12));
+  CHECK(find_gpu("RTX6000Ada-48GB")->fp8_peak_flops == doctest::Approx(728e12));  // datasheet 1457 sparse
+  CHECK(find_gpu("RTXPRO6000-WS-96GB")->hbm_peak_Bps == doctest::Approx(1792e9));
+  CHECK(find_gpu("B300-SXM-288GB")->memory_B == doctest::Approx(288e9));
+  CHECK(find_gpu("V100-SXM2-16GB")->memory_B == doctest::Approx(16384.0 * 1024 * 1024));  // nvidia-smi: 16384 MiB
+  // The A800 PCIe's achievable HBM is a measurement on that board (mli/transformers-benchmarks#4).
+  CHECK(find_gpu("A800-PCIe-80GB")->hbm_achievable_Bps == doctest::Approx(1727e9));
+  // Derived rows say so.
+  for (const char* derived : {"L20-48GB", "A30-24GB", "A800-SXM4-80GB", "H800-SXM5-80GB", "RTX3090-24GB",
+                              "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", "V100-SXM2-16GB",
+                              "V100-SXM3-32GB", "B300-SXM-288GB"})
+    CHECK_MESSAGE(find_gpu(derived)->source.find("derived") != std::string::npos, derived);
+}
