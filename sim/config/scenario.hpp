@@ -145,6 +145,7 @@ struct SearchSpec {
   std::vector<int> max_num_seqs;     // values to try (empty: the scheduler's)
   std::vector<bool> chunked_prefill; // values to try (empty: the scheduler's)
   bool fewest_gpus = false;          // also splits of fewer GPUs; recommend the fewest meeting the SLOs
+  bool disaggregation = false;       // also prefill/decode pools (xPyD splits): opt-in, each costs a PD run
   Location where;                    // `configs: auto`, for errors found later
 };
 

@@ -49,10 +49,11 @@ std::optional<SearchSpec> read_configs_auto(const YamlMap& m) {
   s.where = location_of(m.file(), configs);
   if (!m.has("search")) return s;
   const YamlMap search = m.map("search");
-  search.check_keys({"max_num_seqs", "chunked_prefill", "fewest_gpus"});
+  search.check_keys({"max_num_seqs", "chunked_prefill", "fewest_gpus", "disaggregation"});
   s.max_num_seqs = read_seqs(search);
   s.chunked_prefill = read_chunked(search);
   s.fewest_gpus = search.boolean_or("fewest_gpus", false);
+  s.disaggregation = search.boolean_or("disaggregation", false);
   if (s.fewest_gpus && !m.has("slo"))
     search.fail(search.node("fewest_gpus"), "'fewest_gpus' needs an 'slo' section: the SLOs a split must meet");
   return s;

@@ -416,6 +416,14 @@ Scenario with_searched_configs(const Scenario& s, const Inputs& in, std::vector<
                                           refusal([&](int p) { stage_layers(in.model, p); }));
   Scenario out = s;
   out.configs = search_configs(*s.search, list.splits);
+  if (s.search->disaggregation) {
+    std::vector<int> indices;
+    for (const auto& g : in.platform.gpus) indices.push_back(g.index);
+    for (ConfigSpec c : xpyd_splits(indices, !s.search->fewest_gpus, refusal([&](int t) { check_tp(in.model, t); }))) {
+      c.where = s.search->where;
+      out.configs.push_back(std::move(c));
+    }
+  }
   left_out = list.left_out;
   return out;
 }

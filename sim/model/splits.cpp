@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "config/disaggregation.hpp"
+
 namespace tpsim {
 namespace {
 
@@ -96,6 +98,20 @@ std::vector<ConfigSpec> search_configs(const SearchSpec& search, const std::vect
         spec.where = search.where;
         out.push_back(spec);
       }
+  return out;
+}
+
+std::vector<ConfigSpec> xpyd_splits(const std::vector<int>& gpus, bool all_gpus, const std::function<std::string(int)>& refuse_tp) {
+  const int n = int(gpus.size());
+  std::vector<int> tps;
+  for (int t = 1; t < n; ++t)
+    if (refuse_tp(t).empty()) tps.push_back(t);
+  std::vector<ConfigSpec> out;
+  for (int p : tps)
+    for (int d : tps)
+      for (int x = 1; x * p + d <= n; ++x)
+        for (int y = 1; x * p + y * d <= n; ++y)
+          if (!all_gpus || x * p + y * d == n) out.push_back(xpyd_config(gpus, x, p, y, d));
   return out;
 }
 

@@ -36,6 +36,11 @@ struct SplitList {
 SplitList enumerate_splits(int gpus, bool all_gpus, const std::function<std::string(int)>& refuse_tp,
                            const std::function<std::string(int)>& refuse_pp);
 
+// Prefill/decode disaggregated splits (xPyD): x prefill instances of TP=p and y decode instances of
+// TP=d, x, y >= 1, over the given GPUs in their order (every GPU when `all_gpus`, else at most all).
+// `refuse_tp(t)` as above. Named as the listed ones are ("2P6D", "1P3D TP=2").
+std::vector<ConfigSpec> xpyd_splits(const std::vector<int>& gpus, bool all_gpus, const std::function<std::string(int)>& refuse_tp);
+
 // The configurations a `configs: auto` scenario compares: each split, placed by `layout: auto`
 // (ConfigSpec::auto_replicas, replica_tp), crossed with the scenario's engine knobs.
 std::vector<ConfigSpec> search_configs(const SearchSpec& search, const std::vector<Split>& splits);

@@ -39,6 +39,29 @@ TEST_CASE("every split of 4 GPUs: k x TP x PP using them all, and mixed TP degre
   CHECK(names(all).count("TP=2 + TP=1") == 1);
 }
 
+TEST_CASE("xPyD splits of 8 GPUs: x prefill of TP=p and y decode of TP=d with x p + y d = 8") {
+  // TP degrees 1, 2, 4 (below 8: each pool leaves the other a GPU). Count per (p, d): the x, y >= 1
+  // with x p + y d = 8: (1,1) 7, (1,2) 3, (1,4) 1, (2,1) 3, (2,2) 3, (2,4) 1, (4,1) 1, (4,2) 1,
+  // (4,4) 1: 21.
+  const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+  auto pow2 = [](int t) { return (t & (t - 1)) == 0 ? std::string() : std::string("not a power of two"); };
+  const std::vector<ConfigSpec> all = xpyd_splits(gpus, true, pow2);
+  CHECK(all.size() == 21);
+  std::set<std::string> names;
+  for (const auto& c : all) {
+    REQUIRE(c.disaggregation);
+    const auto& d = *c.disaggregation;
+    CHECK(d.prefill.instances.size() * std::size_t(d.prefill.tp) + d.decode.instances.size() * std::size_t(d.decode.tp) == 8);
+    names.insert(c.name);
+  }
+  CHECK(names.size() == all.size());
+  CHECK(names.count("2P6D"));
+  CHECK(names.count("1P3D TP=2"));
+  // Fewer GPUs allowed: every x p + y d <= 8 as well (2 GPUs at least: 1P1D).
+  CHECK(xpyd_splits(gpus, false, pow2).size() > all.size());
+  CHECK(xpyd_splits({0}, false, pow2).empty());
+}
+
 TEST_CASE("the Pareto frontier keeps the points no other point beats on both axes") {
   // (per GPU, per user): d (12, 1), a (10, 5), b (8, 8) are the frontier; c (7, 6) is beaten by b.
   const std::vector<ParetoPoint> points{{"a", {}, 10, 5, 8}, {"b", {}, 8, 8, 8}, {"c", {}, 7, 6, 8}, {"d", {}, 12, 1, 8}};
