@@ -65,7 +65,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
                                              gbps(t.raw_Bps), ", fitted on " + gbps(*e.wire_Bps))};
   if (!e.wire_Bps || !f.wire_fraction) {
     // Absolute numbers: the latency moved by steps of the path's hop, the bandwidth as measured.
-    const double hop = hop_latency_s(t.worst_class, t.staged, p, a);
+    const double hop = hop_latency_s(t.worst_class, t.staged, p);
     const double lat = std::max(0.0, fitted_latency + (latency_steps(a, op, t.nranks) - latency_steps(a, op, e.nranks)) * hop);
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
