@@ -161,13 +161,13 @@ double direct_nvlink_Bps(const Topology& t, const GpuPath& p) {
 
 // Within one node, NCCL's search over a direct NVLink mesh (mesh_rings.hpp), when its rings
 // together carry more than the best single ring's narrowest edge.
-std::vector<std::vector<int>> node_rings(const Topology& topology, const std::vector<int>& gpus, const std::vector<int>& one) {
+MeshRingSet node_rings(const Topology& topology, const std::vector<int>& gpus, const std::vector<int>& one) {
   double one_Bps = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < one.size(); ++i)
     one_Bps = std::min(one_Bps, topology.path(one[i], one[(i + 1) % one.size()], int(gpus.size())).bottleneck_Bps);
   const MeshRingSet mesh = mesh_rings(gpus, [&](int a, int b) { return direct_nvlink_Bps(topology, topology.path(a, b, int(gpus.size()))); });
-  if (mesh.rings.size() > 1 && mesh.total_Bps() > one_Bps * (1 + 1e-9)) return mesh.rings;
-  return {one};
+  if (mesh.rings.size() > 1 && mesh.total_Bps() > one_Bps * (1 + 1e-9)) return mesh;
+  return {{one}, one_Bps};
 }
 
 }  // namespace
@@ -185,7 +185,16 @@ const std::vector<std::vector<int>>& CollectiveModel::rings(const std::vector<in
   for (const auto& [node, members] : by_node) even = even && members.size() == k;
   std::vector<std::vector<int>> out;
   if (!even) {
-    out = by_node.size() == 1 ? node_rings(topology_, gpus, ring_order(gpus)) : std::vector<std::vector<int>>{ring_order(gpus)};
+    if (by_node.size() == 1) {
+      const MeshRingSet set = node_rings(topology_, gpus, ring_order(gpus));
+      out = set.rings;
+      if (out.size() > 1)
+        engine_notes_.insert(fmt::format("collectives on {} GPUs: {} rings over the direct NVLink mesh, {:.1f} GB/s of links each "
+                                         "(NCCL's ring search, search.cc), not one ring",
+                                         gpus.size(), out.size(), set.per_ring_Bps / 1e9));
+    } else {
+      out.push_back(ring_order(gpus));
+    }
   } else {
     for (std::size_t r = 0; r < k; ++r) {
       std::vector<int> ring;

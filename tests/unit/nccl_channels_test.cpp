@@ -72,3 +72,15 @@ TEST_CASE("NVSwitch boxes keep one ring: their ports are not a direct mesh") {
   const CollectivePlan p = plan("dgx_h100.xml", {0, 1, 2, 3, 4, 5, 6, 7}, 256 * MiB);
   CHECK(p.flows.size() == 8);  // one ring: 8 edges, one leg each (GPU port, switch, GPU port)
 }
+
+TEST_CASE("the run says when the rings go over a mesh") {
+  // DGX-1, 8 GPUs: 150 GB/s out of each GPU, taken as 12 rings of 12.5 GB/s (the first per-ring
+  // bandwidth, from the largest down, that reaches 150 GB/s in total).
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx1_hybrid_cube_mesh.xml"), {}, "");
+  CollectiveModel model(topo, CollectiveSpec{}, nullptr);
+  model.plan(CollectiveOp::all_reduce, 64 * MiB, {0, 1, 2, 3, 4, 5, 6, 7});
+  const auto notes = model.engine_notes();
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "collectives on 8 GPUs: 12 rings over the direct NVLink mesh, 12.5 GB/s of links each (NCCL's ring search, "
+                    "search.cc), not one ring");
+}
