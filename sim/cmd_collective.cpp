@@ -188,6 +188,7 @@ int collective_command(int argc, char** argv) {
   sweep.gpus_per_thread = gpus_per_thread;
   sweep.calibration_use = model.calibration_notes();
   for (const auto& line : sweep.calibration_use) out += "# calibration " + line + "\n";
+  for (const auto& line : model.engine_notes()) out += "# " + line + "\n";
   std::string json_text = json_path.empty() ? "" : render_collective_json(sweep, TPSIM_VERSION);
   if (measured) {
     out += comparison(points, compare_path);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "flow_solver.hpp"
+#include "mesh_rings.hpp"
 #include "util/error.hpp"
 
 namespace tpsim {
@@ -149,9 +150,31 @@ const std::vector<int>& CollectiveModel::ring_order(const std::vector<int>& gpus
   return rings_.emplace(gpus, best).first->second;
 }
 
+namespace {
+
+// The direct NVLink bundle from a to b (bytes/s per direction), 0 when their path is anything else.
+double direct_nvlink_Bps(const Topology& t, const GpuPath& p) {
+  if (p.staged || p.legs.size() != 1 || p.legs[0].links.size() != 1) return 0;
+  const auto& link = t.platform().links[p.legs[0].links[0].link];
+  return link.kind == LinkKind::nvlink ? link.bandwidth_Bps : 0;
+}
+
+// Within one node, NCCL's search over a direct NVLink mesh (mesh_rings.hpp), when its rings
+// together carry more than the best single ring's narrowest edge.
+MeshRingSet node_rings(const Topology& topology, const std::vector<int>& gpus, const std::vector<int>& one) {
+  double one_Bps = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < one.size(); ++i)
+    one_Bps = std::min(one_Bps, topology.path(one[i], one[(i + 1) % one.size()], int(gpus.size())).bottleneck_Bps);
+  const MeshRingSet mesh = mesh_rings(gpus, [&](int a, int b) { return direct_nvlink_Bps(topology, topology.path(a, b, int(gpus.size()))); });
+  if (mesh.rings.size() > 1 && mesh.total_Bps() > one_Bps * (1 + 1e-9)) return mesh;
+  return {{one}, one_Bps};
+}
+
+}  // namespace
+
 // NCCL's channels across nodes: with k GPUs (and NICs) per node, k rings, ring r entering each
 // node at its GPU r and leaving by GPU r - 1, so every NIC carries one ring out and one in and
-// the rings split the bytes. Within a node (or uneven nodes), one ring in the best order.
+// the rings split the bytes. Within a node (or uneven nodes), node_rings.
 const std::vector<std::vector<int>>& CollectiveModel::rings(const std::vector<int>& gpus) const {
   auto it = channel_rings_.find(gpus);
   if (it != channel_rings_.end()) return it->second;
@@ -162,7 +185,16 @@ const std::vector<std::vector<int>>& CollectiveModel::rings(const std::vector<in
   for (const auto& [node, members] : by_node) even = even && members.size() == k;
   std::vector<std::vector<int>> out;
   if (!even) {
-    out.push_back(ring_order(gpus));
+    if (by_node.size() == 1) {
+      const MeshRingSet set = node_rings(topology_, gpus, ring_order(gpus));
+      out = set.rings;
+      if (out.size() > 1)
+        engine_notes_.insert(fmt::format("collectives on {} GPUs: {} rings over the direct NVLink mesh, {:.1f} GB/s of links each "
+                                         "(NCCL's ring search, search.cc), not one ring",
+                                         gpus.size(), out.size(), set.per_ring_Bps / 1e9));
+    } else {
+      out.push_back(ring_order(gpus));
+    }
   } else {
     for (std::size_t r = 0; r < k; ++r) {
       std::vector<int> ring;
@@ -361,6 +393,18 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
         for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
     }
   g.nodes = int(nodes.size());
+  if (g.nodes == 1 && channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
+    // Several rings within a node (an NVLink mesh) share links: on every directed link each ring
+    // gets the capacity over the rings crossing it, and runs at its smallest such share.
+    std::map<int, int> crossings;
+    for (const auto& ring : channel_rings)
+      for (const auto& [a, b] : edges(op, ring))
+        for (const auto& leg : topology_.path(a, b, g.nranks).legs)
+          for (const auto& l : leg.links) ++crossings[resource_of(l)];
+    const std::vector<double> cap = resource_capacities();
+    raw = std::numeric_limits<double>::infinity();
+    for (const auto& [resource, count] : crossings) raw = std::min(raw, cap[resource] / count);
+  }
   g.raw_Bps = raw * double(channel_rings.size());  // the rings run side by side
   if (g.staged_edge) g.staged_Bps = staged * double(channel_rings.size());
   g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv &&
