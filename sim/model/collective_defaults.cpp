@@ -8,11 +8,16 @@ namespace {
 constexpr double US = 1e-6;
 // NCCL's base latency per protocol (LL, LL128, Simple), src/graph/tuning.cc.
 constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
-// Per-step latency by path (LL, LL128, Simple). NVL and PCIe P2P follow NCCL's hwLat; the
-// host-staged (SHM) and SYS rows are raised to the floors measured in real nccl-tests logs
+// Per-step latency by path (LL, LL128, Simple). NVL and PCIe P2P follow NCCL's hwLat, which
+// has a column per algorithm (tuning.cc hwLatencies, NVLINK and PCI rows): a ring step costs
+// LL 0.6 / LL128 1.9 / Simple 3.4 us on NVLink and 1.0 / 2.5 / 5.7 us on PCIe, a tree step
+// 0.6 / 1.25 / 4.0 and 1.0 / 1.9 / 4.0 us. Direct (2 ranks) is NCCL's ring. The host-staged
+// (SHM) and SYS rows are raised to the floors measured in real nccl-tests logs
 // (2x RTX 2080 Ti, P2P not supported: ~11.8 us at 2 ranks = 6.8 + 2 x 2.5 us).
-constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.25 * US, 3.4 * US};
-constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 1.9 * US, 5.7 * US};
+constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 3.4 * US};
+constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 2.5 * US, 5.7 * US};
+constexpr double HOP_LAT_NVL_TREE[3] = {0.6 * US, 1.25 * US, 4.0 * US};
+constexpr double HOP_LAT_PCIE_TREE[3] = {1.0 * US, 1.9 * US, 4.0 * US};
 constexpr double HOP_LAT_SHM[3] = {2.5 * US, 2.5 * US, 8.0 * US};
 constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
 constexpr double HOP_LAT_NET[3] = {5.0 * US, 8.0 * US, 14.0 * US};
@@ -36,9 +41,10 @@ constexpr double NVLINK_EFF = 0.8;
 // = 2.4 us, H100 all_gather ring (34.7 - 11.0) / 7 = 3.4 us; their median.
 constexpr double SERIAL_LAUNCH_S = 2.9 * US;
 
-const double* hop_table(PathClass c, bool staged) {
+const double* hop_table(PathClass c, bool staged, Algorithm a) {
   if (c == PathClass::NET) return HOP_LAT_NET;
   if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
+  if (a == Algorithm::tree) return c == PathClass::NVL ? HOP_LAT_NVL_TREE : HOP_LAT_PCIE_TREE;
   return c == PathClass::NVL ? HOP_LAT_NVL : HOP_LAT_PCIE;
 }
 
@@ -52,11 +58,11 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
 }
 
-double hop_latency_s(PathClass c, bool staged, Protocol p) { return hop_table(c, staged)[static_cast<int>(p)]; }
+double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a) { return hop_table(c, staged, a)[static_cast<int>(p)]; }
 
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged) {
   const double base = a == Algorithm::nvls ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
-  return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p);
+  return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p, a);
 }
 
 // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.

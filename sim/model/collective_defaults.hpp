@@ -19,8 +19,9 @@ namespace tpsim {
 // all-to-all (the sends to every peer in flight together).
 int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 
-// Per-step latency of a path class and protocol (s); `staged`: through host memory.
-double hop_latency_s(PathClass c, bool staged, Protocol p);
+// Per-step latency of a path class, protocol and algorithm (s); `staged`: through host memory.
+// NCCL's NVLink and PCIe steps differ between ring (and direct) and tree (tuning.cc hwLat).
+double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring);
 
 // The default fixed cost of one collective: base(algorithm, protocol) + steps * hop.
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged);

@@ -256,7 +256,7 @@ Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t 
 void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const {
   const CollectivePiece& p = *cp.piece;
   const int n = plan.nranks;
-  const double hop = hop_latency_s(plan.worst_class, plan.staged, p.protocol);
+  const double hop = hop_latency_s(plan.worst_class, plan.staged, p.protocol, p.algorithm);
   plan.algorithm = p.algorithm == Algorithm::direct && n != 2 ? Algorithm::ring : p.algorithm;
   plan.protocol = p.protocol;
   plan.latency_s =
