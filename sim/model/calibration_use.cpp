@@ -66,9 +66,10 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (!e.wire_Bps || !f.wire_fraction) {
     // Absolute numbers: the latency in its ratio to the default model (as with a wire rate below:
     // moving it by hops alone took a fitted 8-rank LL128 intercept of 18.6 us to 3.6 us at 2 ranks,
-    // below NCCL's base latency), the bandwidth as measured.
+    // below NCCL's base latency), the bandwidth as measured. Fitted without a platform, the line's
+    // algorithm is not known: the target's stands for it (a tree across nodes stays a tree).
     const auto [cls, staged] = entry_class(e, t);
-    const double lat = fitted_latency / default_latency_s(p, f.algorithm, op, e.nranks, cls, staged) *
+    const double lat = fitted_latency / default_latency_s(p, a, op, e.nranks, cls, staged) *
                        default_latency_s(p, a, op, t.nranks, t.worst_class, t.staged);
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
