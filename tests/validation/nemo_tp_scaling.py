@@ -7,7 +7,7 @@ latencies of Llama-2-7B on DGX A100 and DGX H100 (tests/data/measured/, whole re
 usage: nemo_tp_scaling.py TPSIM [--check]   (run from the project root)
 With --check it exits 1 unless, on each GPU, the TP=2/4/8 errors have a median within 5% and none
 beyond 12% (the TP-scaling issue's bar, not met yet: ../shared/checks/tp-scaling). The CTest runs
---check-regression: 6% / 14%, above today's 3.4% / 8.1% (A100) and 3.5% / 13.3% (H100), so that a change that makes
+--check-regression: 6% / 14%, above today's 3.2% / 8.1% (A100) and 3.4% / 13.3% (H100), so that a change that makes
 the predictions worse fails the suite.
 """
 import os
