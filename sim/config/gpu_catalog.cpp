@@ -1,5 +1,6 @@
 #include "gpu_catalog.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -14,7 +15,8 @@ const char* MAMF = "matmul: mamf-finder (stas00/ml-engineering)";
 
 const std::vector<GpuSpec>& gpu_catalog() {
   const std::string mamf = MAMF;
-  static const std::vector<GpuSpec> table{
+  static const std::vector<GpuSpec> table = [&] {
+    std::vector<GpuSpec> t{
       {.name = "A100-SXM4-40GB", .compute_capability = 80, .memory_B = 40 * GiB, .hbm_peak_Bps = 1555 * GB,
        .hbm_achievable_Bps = 1366 * GB, .bf16_peak_flops = 312 * TF, .matmul_efficiency = 267.9 / 312,
        .nvlink_generation = 3, .nvlinks_per_gpu = 12, .pcie_generation = 4,
@@ -166,16 +168,6 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .hbm_achievable_Bps = 1792 * GB * 0.85, .bf16_peak_flops = 503.8 * TF, .fp8_peak_flops = 1010 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 5,
        .source = "derived: datasheet with 85% memory and 70% matmul efficiency (as the RTX5090 row, same GB202 and GDDR7)"},
-      // RTX PRO 6000 Blackwell Server Edition: "the core specs are the same across the three models" (workstation,
-      // Max-Q, server) and "the memory configuration is the same for the three variants ... 1792 GB/s"
-      // (ferreiradozezere.net copy of the GTC 2025 announcement coverage). No Server Edition datasheet was found,
-      // so its figures are the Workstation Edition's; GB202, compute capability 12.0, 96GB (NVIDIA's MIG user guide;
-      // antirez/ds4#256: sm_120).
-      {.name = "RTXPRO6000-Server-96GB", .compute_capability = 120, .memory_B = 96 * GB, .hbm_peak_Bps = 1792 * GB,
-       .hbm_achievable_Bps = 1792 * GB * 0.85, .bf16_peak_flops = 503.8 * TF, .fp8_peak_flops = 1010 * TF,
-       .matmul_efficiency = 0.7, .pcie_generation = 5,
-       .source = "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
-                 "matmul efficiency (as the RTX5090 row)"},
       // Tesla V100 SXM2 16GB: 900 GB/s, FP16 tensor 125 TFLOPS (winston-zhang-orz/gpu-specs specs.md, V100 SXM2
       // column; lijun99/GPU-Resources NVIDIA_GPU_SM.md "16/32 GB HBM2, 900 GB/s"); nvidia-smi --query-gpu prints
       // 16384 MiB (stored file id 71069297093). Six NVLink2 links, 300 GB/s (langtun4.net.cn copy of NVIDIA's
@@ -238,6 +230,19 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .matmul_efficiency = 0.7, .pcie_generation = 5, .pcie_p2p = false,
        .source = "derived: datasheet with 85% memory and 70% matmul efficiency"},
   };
+    // RTX PRO 6000 Blackwell Server Edition: "the core specs are the same across the three models" (workstation,
+    // Max-Q, server) and "the memory configuration is the same for the three variants ... 1792 GB/s"
+    // (ferreiradozezere.net copy of the GTC 2025 announcement coverage). No Server Edition datasheet was found,
+    // so its figures are the Workstation Edition's; GB202, compute capability 12.0, 96GB (NVIDIA's MIG user guide;
+    // antirez/ds4#256: sm_120).
+    auto ws = std::find_if(t.begin(), t.end(), [](const GpuSpec& g) { return g.name == "RTXPRO6000-WS-96GB"; });
+    GpuSpec server = *ws;
+    server.name = "RTXPRO6000-Server-96GB";
+    server.source = "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
+                    "matmul efficiency (as the RTX5090 row)";
+    t.insert(ws + 1, server);
+    return t;
+  }();
   return table;
 }
 

@@ -1,34 +1,38 @@
 #include "scenario_search.hpp"
 
+#include <functional>
+
 namespace tpsim {
 namespace {
 
 constexpr long MAX_SEQS = 1'000'000;  // as the scheduler's max_num_seqs
 
-std::vector<int> read_seqs(const YamlMap& m) {
-  std::vector<int> v;
-  if (!m.has("max_num_seqs")) return v;
-  const YAML::Node n = m.node("max_num_seqs");
-  if (!n.IsSequence() || n.size() == 0) m.fail(n, "'max_num_seqs' must be a list of values to try, e.g. [64, 256]");
-  for (const auto& x : n) {
-    const long seqs = integer_of(m.file(), x, "max_num_seqs");
-    if (seqs < 1 || seqs > MAX_SEQS) m.fail(x, "a max_num_seqs value must be between 1 and 1000000");
-    v.push_back(int(seqs));
-  }
+// The values of list `key` to try, each read by `value` (which fails on a bad one); empty without the key.
+template <typename T>
+std::vector<T> read_values(const YamlMap& m, const std::string& key, const std::string& example,
+                           const std::function<T(const YAML::Node&)>& value) {
+  std::vector<T> v;
+  if (!m.has(key)) return v;
+  const YAML::Node n = m.node(key);
+  if (!n.IsSequence() || n.size() == 0) m.fail(n, "'" + key + "' must be a list of values to try, e.g. " + example);
+  for (const auto& x : n) v.push_back(value(x));
   return v;
 }
 
+std::vector<int> read_seqs(const YamlMap& m) {
+  return read_values<int>(m, "max_num_seqs", "[64, 256]", [&](const YAML::Node& x) {
+    const long seqs = integer_of(m.file(), x, "max_num_seqs");
+    if (seqs < 1 || seqs > MAX_SEQS) m.fail(x, "a max_num_seqs value must be between 1 and 1000000");
+    return int(seqs);
+  });
+}
+
 std::vector<bool> read_chunked(const YamlMap& m) {
-  std::vector<bool> v;
-  if (!m.has("chunked_prefill")) return v;
-  const YAML::Node n = m.node("chunked_prefill");
-  if (!n.IsSequence() || n.size() == 0) m.fail(n, "'chunked_prefill' must be a list of values to try, e.g. [false, true]");
-  for (const auto& x : n) {
+  return read_values<bool>(m, "chunked_prefill", "[false, true]", [&](const YAML::Node& x) {
     const std::string b = scalar_of(m.file(), x, "chunked_prefill");
     if (b != "true" && b != "false") m.fail(x, "a chunked_prefill value must be true or false, not '" + b + "'");
-    v.push_back(b == "true");
-  }
-  return v;
+    return b == "true";
+  });
 }
 
 }  // namespace

@@ -65,14 +65,14 @@ std::optional<double> implied_socket_copy_Bps(const StagedEdge& e, double measur
 }
 
 std::string staging_note(const StagedEdge& e, const StagingRates& r) {
-  const bool socket = e.crosses_socket;
-  const bool given = r.host_copy_given || (socket && r.socket_copy_given);
-  const std::string whence =
-      !given ? "default copy rates from published P2P-off runs (a calibration fitted on a P2P-off log replaces them: see its lines)"
-      : (r.host_copy_given && (!socket || r.socket_copy_given))
-          ? "copy rates set by the scenario (collectives.host_copy_bandwidth" + std::string(socket ? ", socket_copy_bandwidth)" : ")")
-          : std::string(r.host_copy_given ? "host copy set by the scenario, socket copy the default"
-                                          : "socket copy set by the scenario, host copy the default");
+  const bool socket = e.crosses_socket, host_given = r.host_copy_given, socket_given = socket && r.socket_copy_given;
+  std::string whence;
+  if (!host_given && !socket_given)
+    whence = "default copy rates from published P2P-off runs (a calibration fitted on a P2P-off log replaces them: see its lines)";
+  else if (host_given && (socket_given || !socket))
+    whence = std::string("copy rates set by the scenario (collectives.host_copy_bandwidth") + (socket ? ", socket_copy_bandwidth)" : ")");
+  else
+    whence = host_given ? "host copy set by the scenario, socket copy the default" : "socket copy set by the scenario, host copy the default";
   return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, {}",
                      e.up_Bps / 1e9, r.host_copy_Bps / 1e9, e.down_Bps / 1e9,
                      socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence);

@@ -26,6 +26,17 @@ Breakdown Breakdown::scaled(double f) const {
 
 namespace {
 
+// Steps repeat the same shapes millions of times: each GEMM shape (m, n, k, bytes) is timed once.
+std::function<std::optional<double>(const Op&)> memoised_by_shape(std::function<double(const Op&)> time) {
+  auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long, long long>, double>>();
+  return [time = std::move(time), memo](const Op& op) -> std::optional<double> {
+    const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k), std::llround(op.bytes)};
+    auto it = memo->find(key);
+    if (it == memo->end()) it = memo->emplace(key, time(op)).first;
+    return it->second;
+  };
+}
+
 // The calibration's GEMM table as a lookup, when it measured the weights' type (or its sibling:
 // tensor cores run bf16 and fp16 at the same rate); else an empty function.
 std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibration& cal, double compute_bytes, double peak, double hbm) {
@@ -35,15 +46,9 @@ std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibrati
   std::string dtype = compute_bytes <= 1 ? "fp8" : "bf16";
   if (!table->has_dtype(dtype) && dtype == "bf16") dtype = "fp16";
   if (!table->has_dtype(dtype)) return {};
-  // Steps repeat the same shapes millions of times: each (m, n, k) is interpolated once.
-  auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long>, double>>();
-  return [table, memo, dtype, peak, hbm](const Op& op) -> std::optional<double> {
-    const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k)};
-    auto it = memo->find(key);
-    if (it == memo->end())
-      it = memo->emplace(key, table->predict_time(std::get<0>(key), std::get<1>(key), std::get<2>(key), dtype, peak, hbm)).first;
-    return it->second;
-  };
+  return memoised_by_shape([table, dtype, peak, hbm](const Op& op) {
+    return table->predict_time(std::llround(op.m), std::llround(op.n), std::llround(op.k), dtype, peak, hbm);
+  });
 }
 
 }  // namespace
@@ -70,13 +75,9 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   } else if (roofline) {
     g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario), no small-kernel floor";
   } else {
-    auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long, long long>, double>>();
-    g.gemm_lookup = [&surface, memo, peak = g.peak_flops, hbm = g.hbm_peak_Bps](const Op& op) -> std::optional<double> {
-      const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k), std::llround(op.bytes)};
-      auto it = memo->find(key);
-      if (it == memo->end()) it = memo->emplace(key, surface_gemm_time(surface, op.m, op.n, op.k, op.flops, op.bytes, peak, hbm)).first;
-      return it->second;
-    };
+    g.gemm_lookup = memoised_by_shape([&surface, peak = g.peak_flops, hbm = g.hbm_peak_Bps](const Op& op) {
+      return surface_gemm_time(surface, op.m, op.n, op.k, op.flops, op.bytes, peak, hbm);
+    });
     g.gemm_source = surface.source;
   }
   return g;
