@@ -3,6 +3,7 @@
 // With --compare LOG it simulates the log's op at the log's sizes and adds, per size, the
 // measured and simulated times and their relative error, then the median and worst error.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
@@ -47,6 +48,20 @@ std::string comparison(const std::vector<fit::FitPoint>& points, const std::stri
                        min_size > 0 ? "sizes >= 1 KiB" : "all sizes", r.median * 100, r.worst * 100, r.worst_size_B, r.points);
   }
   return out;
+}
+
+// The compared log ran on the GPU its Rank lines name: when the GPU table knows it and the
+// platform's GPUs are another model, the listed GPUs become the log's (the platform stands in for
+// the links only), so a calibration is judged against what ran. Returns the note, or "".
+std::string use_logged_gpu(PlatformDesc& platform, const std::vector<int>& gpus, const fit::NcclLog& log, const std::string& log_path) {
+  const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
+  const GpuDesc* first = platform.gpu(gpus.front());
+  if (!logged || first->spec == logged) return "";
+  const std::string was = first->model;
+  for (auto& g : platform.gpus)
+    if (std::find(gpus.begin(), gpus.end(), g.index) != gpus.end()) g.model = logged->name, g.spec = logged;
+  return fmt::format("{} ran on {}; the platform's GPUs are {}: simulated as {} on the platform's links", log_path, logged->name, was,
+                     logged->name);
 }
 
 // The launch mode to simulate: the compared log's (nccl-tests -g N), else the one every entry of
@@ -139,15 +154,18 @@ int collective_command(int argc, char** argv) {
   spec.algorithm = algorithm;
   spec.protocol = protocol;
   if (p2p == "off") spec.p2p_level = "OFF";
-  Topology topo(load_platform_file(platform_path), HardwareSpec{}, spec.p2p_level);
+  PlatformDesc platform = load_platform_file(platform_path);
   for (int g : gpus)
-    if (!topo.platform().gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
+    if (!platform.gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
+  const std::string gpu_note = measured ? use_logged_gpu(platform, gpus, *measured, compare_path) : "";
+  Topology topo(std::move(platform), HardwareSpec{}, spec.p2p_level);
   CollectiveModel model(topo, spec, cal.get());
   const int n = int(gpus.size());
   std::string out = fmt::format("# tpsim {} collective: {} on GPUs {} of {} (p2p {}){}\n# nranks {} (simulated)\n", TPSIM_VERSION,
                                 op_text, gpus_text, platform_path, p2p, cal ? ", calibration " + calibration_path : "", n);
   out += fmt::format("# launch: {} ({})\n", gpus_per_thread > 1 ? fmt::format("one thread drives {} GPUs (nccl-tests -g {})", gpus_per_thread, gpus_per_thread)
                                                            : "one process per GPU", launch_from);
+  if (!gpu_note.empty()) out += "# note: " + gpu_note + "\n";
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";
   if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) out += "# note: " + staging_note(*g.staged_edge, g.staging) + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";

@@ -17,6 +17,7 @@
 #include "cmd_curve.hpp"
 #include "fit/calibration_yaml.hpp"
 #include "fit/launch_table.hpp"
+#include "model/calibration_use.hpp"
 #include "model/collective_model.hpp"
 #include "report/writers.hpp"
 #include "util/error.hpp"
@@ -133,9 +134,13 @@ int fit_command(int argc, char** argv) {
     opt.nodes = nodes;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
-    f.gpu = box ? box->gpu_model : log.gpu_name;
+    // The GPU the log's Rank lines name is what ran; the platform only stands in for its links.
+    f.gpu = !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
     f.nccl_version = log.nccl_version;
     std::vector<std::string> notes;
+    if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
+      notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", log.gpu_name,
+                                  box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
       if (box->staged_edge && f[Protocol::Simple].constrained) {
