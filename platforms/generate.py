@@ -18,6 +18,7 @@ Files written:
   16x_dgx_h100_ib.xml                  16 DGX H100 nodes (zones)
   128x_dgx_h100_ib.xml                 128 DGX H100 nodes = 1,024 GPUs (zones)
   oci_2x_a100_40gb_roce.xml            2x OCI BM.GPU4.8, 8x A100 40GB each, 16x 100 Gb/s RoCE per node
+  2x_gcp_a3mega_tcpxo.xml              2 GCP A3 Mega nodes, 8x H100 each, 8x 200 Gb/s GPUDirect-TCPXO NICs
 """
 
 import argparse
@@ -334,16 +335,26 @@ def rtx4090_sys():
 LEAF_GROUP = 32  # nodes per leaf group (a DGX SuperPOD scalable unit)
 
 
-def dgx_h100_cluster(nodes):
+# GCP A3 Mega (a3-megagpu-8g): 8x H100 80GB on NVSwitch, GPU-to-GPU networking GPUDirect-TCPXO,
+# 1,600 Gbps of GPU NICs (cloud.google.com/compute/docs/gpus/gpu-network-bandwidth, "A3 Mega
+# (NVIDIA H100): up to 1,600 Gbps"; the machine-type table lists 1,800 Gbps with the host NIC):
+# derived 200 Gb/s per GPU, one NIC per GPU as on the DGX.
+A3MEGA_NIC = dict(gbps=200, what="GCP A3 Mega nodes (a3-megagpu-8g)", nic="One GPUDirect-TCPXO 200 Gb/s NIC per GPU (derived: "
+                  "GCP's 1,600 Gbps of GPU NICs / 8)", fabric="Ethernet (GPUDirect-TCPXO, not RDMA)")
+DGX_NIC = dict(gbps=400, what="DGX H100 nodes", nic="One ConnectX-7 400 Gb/s NIC per GPU", fabric="400 Gb/s InfiniBand (NDR)")
+
+
+def dgx_h100_cluster(nodes, nic=DGX_NIC):
     model, speed = "H100-SXM5-80GB", "989Tf"
+    gbps = nic["gbps"]
     groups = (nodes + LEAF_GROUP - 1) // LEAF_GROUP
     if groups > 1:
         spine_lines = [
             "Leaf groups of %d nodes (a DGX SuperPOD scalable unit): nodes 32u..32u+31 form group u;"
             % LEAF_GROUP,
             "%d groups joined by a spine: one spine<u> uplink per group (fabric, SPLITDUPLEX," % groups,
-            "%d x 400 GB/s = %dGBps per direction: non-blocking, like the leaves, 1us). Nodes of"
-            % (LEAF_GROUP, LEAF_GROUP * 400),
+            "%d x %d GB/s = %dGBps per direction: non-blocking, like the leaves, 1us). Nodes of"
+            % (LEAF_GROUP, gbps, LEAF_GROUP * gbps),
             "one group: leaf<a> UP, leaf<b> DOWN; of two groups: leaf<a> UP, spine<u> UP,",
             "spine<v> DOWN, leaf<b> DOWN.",
         ]
@@ -354,8 +365,7 @@ def dgx_h100_cluster(nodes):
             "is no spine: a node-to-node route is leaf<a> UP, leaf<b> DOWN.",
         ]
     x = Xml([
-        "%d DGX H100 nodes = %d GPUs on 400 Gb/s InfiniBand (NDR), rail-optimised, SimGrid zones"
-        % (nodes, 8 * nodes),
+        "%d %s = %d GPUs on %s, rail-optimised, SimGrid zones" % (nodes, nic["what"], 8 * nodes, nic["fabric"]),
         "as in platforms/README.md (Multi-node platforms): a top Full zone `cluster` holding one",
         "Full zone node<k> per node, the fabric links and one zoneRoute per pair of nodes.",
         "Node k: GPUs gpu<8k>..gpu<8k+7> (index = global index, node = k), 8x H100 SXM5 80GB on",
@@ -363,10 +373,10 @@ def dgx_h100_cluster(nodes):
         "link nvsw<g> per GPU, SPLITDUPLEX 450GBps, 0.5us); PCIe Gen5 x16 lanes 48 GB/s per direction",
         "to two sockets cpu<2k> (GPUs 8k..8k+3) and cpu<2k+1> (8k+4..8k+7) through host bridges",
         "hb<2k>, hb<2k+1> (96 GB/s) and upi<k> (60 GB/s), SHARED, as in dgx_h100.xml.",
-        "One ConnectX-7 400 Gb/s NIC per GPU: link nic<g> (kind nic, 400Gbps = 50 GB/s per direction,",
+        "%s: link nic<g> (kind nic, %dGbps = %g GB/s per direction," % (nic["nic"], gbps, gbps / 8),
         "SPLITDUPLEX, 1us); GPU g reaches its node's gateway router node<k>_gw over nic<g> UP.",
         "Rail-optimised: GPU i of every node is on rail i. Each node's 8 rails are modelled as one",
-        "uplink leaf<k> (fabric, SPLITDUPLEX, 8 x 400 Gb/s = 400 GB/s per direction: non-blocking;",
+        "uplink leaf<k> (fabric, SPLITDUPLEX, 8 x %d Gb/s = %d GB/s per direction: non-blocking;" % (gbps, gbps),
         "1us); a GPU in node a reaches a GPU in node b over nic UP, the fabric links, nic DOWN.",
     ] + spine_lines + [
         "Assumptions: the rails are lumped into the leaf<k> uplink (rail-local and cross-rail traffic",
@@ -389,7 +399,7 @@ def dgx_h100_cluster(nodes):
         for g in gpus:
             x.link("pcie%d" % g, "48GBps", "1us", "pcie", True)
         for g in gpus:
-            x.link("nic%d" % g, "400Gbps", "1us", "nic", True)
+            x.link("nic%d" % g, "%dGbps" % gbps, "1us", "nic", True)
         x.link("hb%d" % c0, "96GBps", "0.5us", "host_bridge", False)
         x.link("hb%d" % (c0 + 1), "96GBps", "0.5us", "host_bridge", False)
         x.link("upi%d" % k, "60GBps", "1.5us", "upi", False)
@@ -405,10 +415,10 @@ def dgx_h100_cluster(nodes):
                        lambda s, t, k=k: ["upi%d" % k])
         x.close("zone")
     for k in range(nodes):
-        x.link("leaf%d" % k, "400GBps", "1us", "fabric", True)
+        x.link("leaf%d" % k, "%dGBps" % gbps, "1us", "fabric", True)
     if groups > 1:
         for u in range(groups):
-            x.link("spine%d" % u, "%dGBps" % (LEAF_GROUP * 400), "1us", "fabric", True)
+            x.link("spine%d" % u, "%dGBps" % (LEAF_GROUP * gbps), "1us", "fabric", True)
     for a in range(nodes):
         for b in range(a + 1, nodes):
             hops = [("leaf%d" % a, UP)]
@@ -492,6 +502,7 @@ FILES = [
     ("16x_dgx_h100_ib.xml", lambda: dgx_h100_cluster(16)),
     ("128x_dgx_h100_ib.xml", lambda: dgx_h100_cluster(128)),
     ("oci_2x_a100_40gb_roce.xml", oci_2x_a100),
+    ("2x_gcp_a3mega_tcpxo.xml", lambda: dgx_h100_cluster(2, A3MEGA_NIC)),
 ]
 
 
