@@ -37,6 +37,13 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   std::smatch m;
   nodes = 1;
   if (std::regex_search(comments, m, std::regex(R"(nodes:?\s+(\d+))"))) nodes = std::stoi(m[1]);
+  // nccl-tests' Rank lines name each rank's host ("#  Rank  0 Group  0 Pid 6899 on HOST device 0"):
+  // as many nodes as hosts.
+  std::set<std::string> hosts;
+  const std::regex rank_host(R"(#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device)");
+  for (auto it = std::sregex_iterator(comments.begin(), comments.end(), rank_host); it != std::sregex_iterator(); ++it)
+    hosts.insert((*it)[1]);
+  if (hosts.size() > 1) nodes = std::max(nodes, int(hosts.size()));
   const std::string all = comments + name;
   auto has = [&](const char* s) { return all.find(s) != std::string::npos; };
   if (nodes > 1) return "NET";

@@ -69,8 +69,8 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     // below NCCL's base latency), the bandwidth as measured. Fitted without a platform, the line's
     // algorithm is not known: the target's stands for it (a tree across nodes stays a tree).
     const auto [cls, staged] = entry_class(e, t);
-    const double lat = fitted_latency / default_latency_s(p, a, op, e.nranks, cls, staged) *
-                       default_latency_s(p, a, op, t.nranks, t.worst_class, t.staged);
+    const double lat = fitted_latency / default_latency_s(p, a, op, e.nranks, cls, staged, e.nodes) *
+                       default_latency_s(p, a, op, t.nranks, t.worst_class, t.staged, t.nodes, t.intra_class, t.amd_host);
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }
@@ -80,7 +80,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   LineCosts c = fallback;
   c.calibrated = true;
   const auto [cls, staged] = entry_class(e, t);
-  const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, e.nranks, cls, staged);
+  const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, e.nranks, cls, staged, e.nodes);
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the
   // recorded logs: carrying it from H100 to A100 took 8.8% to 13.3% median error.
@@ -91,7 +91,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const double nvls_scale = a == Algorithm::nvls ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
-  if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
+  if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability, t.nodes, t.amd_host));
   std::string how = carry_latency       ? fmt::format("latency fitted x{:.2f} of the default {} {} at {} ranks", ratio, algorithm_name(a),
                                                         collective_op_name(op), t.nranks)
                      : f.latency_measured ? fmt::format("latency default (fitted on {}, not {}: a latency is the GPU's and its stack's)",

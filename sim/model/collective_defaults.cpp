@@ -20,9 +20,17 @@ constexpr double HOP_LAT_NVL_TREE[3] = {0.6 * US, 1.25 * US, 4.0 * US};
 constexpr double HOP_LAT_PCIE_TREE[3] = {1.0 * US, 1.9 * US, 4.0 * US};
 constexpr double HOP_LAT_SHM[3] = {2.5 * US, 2.5 * US, 8.0 * US};
 constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
-constexpr double HOP_LAT_NET[3] = {5.0 * US, 8.0 * US, 14.0 * US};
+// Across nodes NCCL's NET row: a ring's network step LL 2.7 / LL128 4.0 / Simple 14 us, a tree's
+// 5.0 / 8.5 / 14 us; a ring's steps inside the nodes pay at least the network post overhead
+// (getNetOverhead: 1 us, 2 us on AMD hosts; x3 for Simple).
+constexpr double HOP_LAT_NET[3] = {2.7 * US, 4.0 * US, 14.0 * US};
+constexpr double HOP_LAT_NET_TREE[3] = {5.0 * US, 8.5 * US, 14.0 * US};
+constexpr double NET_OVERHEAD_S = 1.0 * US, NET_OVERHEAD_AMD_S = 2.0 * US;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
+// A tree's LL across nodes: NCCL's tuner takes 0.92 of the tree's bandwidth, then 1/3.8 of it for
+// LL (tuning.cc, "model refinements"), not the payload half a ring's LL keeps within a node.
+constexpr double TREE_LL_NET_EFF = 0.92 / 3.8;
 // NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
 // once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
 // ports, 480 GB/s busbw in the recorded DGX H100 log).
@@ -42,7 +50,7 @@ constexpr double NVLINK_EFF = 0.8;
 constexpr double SERIAL_LAUNCH_S = 2.9 * US;
 
 const double* hop_table(PathClass c, bool staged, Algorithm a) {
-  if (c == PathClass::NET) return HOP_LAT_NET;
+  if (c == PathClass::NET) return a == Algorithm::tree ? HOP_LAT_NET_TREE : HOP_LAT_NET;
   if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
   if (a == Algorithm::tree) return c == PathClass::NVL ? HOP_LAT_NVL_TREE : HOP_LAT_PCIE_TREE;
   return c == PathClass::NVL ? HOP_LAT_NVL : HOP_LAT_PCIE;
@@ -60,24 +68,38 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
 
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a) { return hop_table(c, staged, a)[static_cast<int>(p)]; }
 
-double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged) {
+double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, int nodes, PathClass intra,
+                         bool amd_host) {
   const double base = a == Algorithm::nvls ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
-  return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p, a);
+  const bool across_nodes = c == PathClass::NET && nodes > 1 && op != CollectiveOp::send_recv && op != CollectiveOp::all_to_all;
+  if (!across_nodes || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p, a);
+  // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
+  // per node every step does, at the tree's network latency.
+  const bool one_per_node = n == nodes;
+  const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a);
+  const double intra_hop = hop_latency_s(intra, false, p, a);
+  if (a == Algorithm::tree) return base + 2 * ((n / nodes - 1) * intra_hop + std::floor(std::log2(double(nodes))) * net);
+  const double overhead = (amd_host ? NET_OVERHEAD_AMD_S : NET_OVERHEAD_S) * (p == Protocol::Simple ? 3 : 1);
+  const int steps = latency_steps(a, op, n), inter = op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;
+  return base + (steps - inter) * std::max(intra_hop, overhead) + inter * net;
 }
 
 // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps) {
   if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * bus_factor(op, n);
+  if (a == Algorithm::tree && c == PathClass::NET && p == Protocol::LL) return raw_Bps * TREE_LL_NET_EFF;  // then ll_max_bus_Bps
   const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : 1.0);
   return link_Bps * payload_share(p);
 }
 
 double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
 
-// NCCL caps the LL protocol's bus bandwidth on one node by GPU generation (tuning.cc llMaxBws:
-// Volta 39, Ampere 87.7, Hopper and later 141 GB/s); the DGX H100 log's LL sizes (1-2 MiB) grow
-// at ~124-141 GB/s.
-double ll_max_bus_Bps(int compute_capability) {
+// NCCL caps the LL protocol's bus bandwidth (tuning.cc llMaxBws): on one node by GPU generation
+// (Volta 39, Ampere 87.7, Hopper and later 141 GB/s; the DGX H100 log's LL sizes, 1-2 MiB, grow at
+// ~124-141 GB/s), across nodes by host CPU and node count (Intel 39 GB/s up to 2 nodes, 20.4
+// beyond; AMD 22.5 and 19.0).
+double ll_max_bus_Bps(int compute_capability, int nodes, bool amd_host) {
+  if (nodes > 1) return (amd_host ? (nodes <= 2 ? 22.5 : 19.0) : (nodes <= 2 ? 39.0 : 20.4)) * 1e9;
   return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 87.7e9 : 39e9;
 }
 

@@ -23,8 +23,13 @@ int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 // NCCL's NVLink and PCIe steps differ between ring (and direct) and tree (tuning.cc hwLat).
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring);
 
-// The default fixed cost of one collective: base(algorithm, protocol) + steps * hop.
-double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged);
+// The default fixed cost of one collective: base(algorithm, protocol) + steps * hop. A tree across
+// `nodes` > 1 is NCCL's (tuning.cc): base + 2 ((N / nodes - 1) x intra-node hop + log2(nodes) x
+// network hop), the chain inside each node paying the `intra` class's tree hop; a ring across
+// nodes pays the network hop on its 2 (nodes - 1) crossing steps only (all-reduce; nodes - 1
+// otherwise), its other steps at least NCCL's network post overhead (2 us on AMD hosts).
+double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, int nodes = 1,
+                         PathClass intra = PathClass::NVL, bool amd_host = false);
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
 // (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the
@@ -42,6 +47,8 @@ struct GroupSummary {
   PathClass worst_class = PathClass::NVL;
   bool staged = false, all_nvl = true, nvls_possible = false;
   int nodes = 1;
+  PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
+  bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)
   double raw_Bps = 0;
   // Host-staged rings: the slowest staged edge's stages and the rings' staged rate with the
   // default host-copy rates (staged_rate_Bps times the rings).
@@ -54,8 +61,9 @@ struct GroupSummary {
   const GpuSpec* gpu_spec = nullptr;
 };
 
-// NCCL's LL bus-bandwidth cap within a node by GPU generation (tuning.cc llMaxBws).
-double ll_max_bus_Bps(int compute_capability);
+// NCCL's LL bus-bandwidth cap (tuning.cc llMaxBws): by GPU generation within a node, by host
+// CPU vendor and node count across nodes.
+double ll_max_bus_Bps(int compute_capability, int nodes = 1, bool amd_host = false);
 
 // One thread launching a collective on N GPUs (nccl-tests -g N) launches them one after the
 // other: (N - 1) * SERIAL_LAUNCH_S more fixed cost than one process per GPU.

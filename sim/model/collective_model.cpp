@@ -53,10 +53,10 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
-  LineCosts c{default_latency_s(p, a, op, n, g.worst_class, g.staged) + latency_steps(a, op, n) * g.wire_latency_s,
+  LineCosts c{default_latency_s(p, a, op, n, g.worst_class, g.staged, g.nodes, g.intra_class, g.amd_host) +
+                  latency_steps(a, op, n) * g.wire_latency_s,
           default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps), false};
-  if (p == Protocol::LL && g.worst_class != PathClass::NET && a != Algorithm::nvls)
-    c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability));
+  if (p == Protocol::LL && a != Algorithm::nvls) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -380,6 +380,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
       g.worst_class = std::max(g.worst_class, p.path_class);
+      if (p.path_class != PathClass::NET) g.intra_class = std::max(g.intra_class, p.path_class);
       g.staged = g.staged || p.staged;
       if (p.staged) {
         const StagedEdge e = staged_edge(topology_.platform(), p);
@@ -393,6 +394,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
         for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
     }
   g.nodes = int(nodes.size());
+  g.amd_host = topology_.platform().cpu_vendor == "amd";
   if (g.nodes == 1 && channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
     // Several rings within a node (an NVLink mesh) share links: on every directed link each ring
     // gets the capacity over the rings crossing it, and runs at its smallest such share.

@@ -202,8 +202,9 @@ TEST_CASE("pieces stay on the box they measured: another rank count gets the env
   // 16-rank cluster, so they are not carried; the envelope's protocol lines are (fitted without
   // a platform: absolute bandwidths), their latency moved to 8 ranks in its ratio to the default
   // model, as every carried latency is:
-  //   L_p / default(p, alg, 16 ranks, NET) x default(p, alg, 8 ranks, NET),
-  // alg the target's (a fit without a platform does not know the algorithm its line ran).
+  //   L_p / default(p, alg, 16 ranks, NET, 2 nodes) x default(p, alg, 8 ranks, NET, 2 nodes),
+  // alg the target's (a fit without a platform does not know the algorithm its line ran); both
+  // across 2 nodes, so NCCL's multi-node terms (network hops on the crossing steps only) apply.
   const OciChain chain;
   const CollectiveCalibration& c = chain.cal.collectives[0];
   REQUIRE(!c.pieces.empty());
@@ -214,8 +215,8 @@ TEST_CASE("pieces stay on the box they measured: another rank count gets the env
     INFO("size ", size);
     const CollectivePlan& plan = model.plan(CollectiveOp::all_reduce, size, gpus);
     const ProtocolFit& line = *c.protocols[static_cast<int>(plan.protocol)];
-    const double at_16 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 16, PathClass::NET, false),
-                 at_8 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 8, PathClass::NET, false);
+    const double at_16 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 16, PathClass::NET, false, 2),
+                 at_8 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 8, PathClass::NET, false, 2);
     CHECK(plan.latency_s == doctest::Approx(line.latency_s / at_16 * at_8).scale(0));
     CHECK(plan.bus_bw_Bps == line.bus_bw_Bps);
   }
