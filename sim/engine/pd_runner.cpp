@@ -102,7 +102,7 @@ void validate_disaggregation(const Scenario& s, const ModelCard& model, const Pl
 }
 
 ConfigResult run_disaggregated_config(const Scenario& s, const RunnerInputs& in, const ConfigSpec& c, const Topology& topo,
-                                      const CollectiveModel& cm, const RunOptions& opt) {
+                                      const CollectiveModel& cm, const RunOptions& opt, bool simulate) {
   const DisaggregationSpec& d = *c.disaggregation;
   ConfigResult r;
   r.name = c.name;
@@ -128,7 +128,7 @@ ConfigResult run_disaggregated_config(const Scenario& s, const RunnerInputs& in,
   const std::vector<KvShard> shards = kv_transfer_shards(in.model, d.prefill.tp, d.decode.tp);
   r.notes.push_back("disaggregated: the whole prompt's KV moves after its prefill (not layer by layer), at the links' full rate "
                     "(no transfer-engine efficiency or per-transfer overhead modelled); TTFT ends when it reaches the decode instance");
-  if (!r.memory.fits) {
+  if (!r.memory.fits || !simulate) {
     r.disaggregation = transfer_figures(r, prefill, decode, shards, topo, cm);
     return r;
   }

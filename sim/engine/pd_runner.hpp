@@ -18,7 +18,9 @@ struct RunnerInputs {
 // every prefill GPU connected to every decode GPU — else InputError at the configuration's pools.
 void validate_disaggregation(const Scenario& s, const ModelCard& model, const PlatformDesc& platform, const ConfigSpec& c);
 
+// The configuration's reference steps, memory and KV transfer figures; with `simulate`, also its
+// serving run (what-would-change probes first rank configurations on their reference steps).
 ConfigResult run_disaggregated_config(const Scenario& s, const RunnerInputs& in, const ConfigSpec& c, const Topology& topo,
-                                      const CollectiveModel& cm, const RunOptions& opt);
+                                      const CollectiveModel& cm, const RunOptions& opt, bool simulate);
 
 }  // namespace tpsim

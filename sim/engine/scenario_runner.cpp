@@ -240,7 +240,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
 
 ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c, const Topology& topo,
                         const CollectiveModel& cm, const RunOptions& opt, bool simulate) {
-  if (c.disaggregation) return run_disaggregated_config(s, {in.model, in.platform, in.calibration.get()}, c, topo, cm, opt);
+  if (c.disaggregation) return run_disaggregated_config(s, {in.model, in.platform, in.calibration.get()}, c, topo, cm, opt, simulate);
   ConfigResult r;
   r.name = c.name;
   r.layout = c.layout;
