@@ -142,11 +142,13 @@ int fit_command(int argc, char** argv) {
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
     // The GPU the log's Rank lines name is what ran; the platform only stands in for its links.
-    f.gpu = !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
+    // (by the GPU table's name when the table knows it).
+    const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
+    f.gpu = logged ? logged->name : !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
     f.nccl_version = log.nccl_version;
     std::vector<std::string> notes;
     if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
-      notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", log.gpu_name,
+      notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
