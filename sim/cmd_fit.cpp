@@ -141,8 +141,8 @@ int fit_command(int argc, char** argv) {
     opt.nodes = nodes;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
-    // The GPU the log's Rank lines name is what ran; the platform only stands in for its links.
-    // (by the GPU table's name when the table knows it).
+    // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name when the
+    // table knows it); the platform only stands in for its links.
     const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
     f.gpu = logged ? logged->name : !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
     f.nccl_version = log.nccl_version;

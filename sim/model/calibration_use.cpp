@@ -35,6 +35,15 @@ std::string staged_bus_bw(const CollectiveCalibration& e, Protocol p, const Grou
                      p == Protocol::Simple ? "" : ", relative to the Simple line", gbps(c.bus_bw_Bps));
 }
 
+// What the run says of a line's latency: carried by its ratio, or why it is the default.
+std::string latency_how(bool carried, bool measured, double ratio, Algorithm a, CollectiveOp op, const CollectiveCalibration& e,
+                        const GroupSummary& t) {
+  if (carried)
+    return fmt::format("latency fitted x{:.2f} of the default {} {} at {} ranks", ratio, algorithm_name(a), collective_op_name(op), t.nranks);
+  if (measured) return fmt::format("latency default (fitted on {}, not {}: a latency is the GPU's and its stack's)", e.gpu, t.gpu_model);
+  return "latency default (not measured)";
+}
+
 }  // namespace
 
 bool same_gpu(const std::string& a, const GpuSpec* a_spec, const std::string& b, const GpuSpec* b_spec) {
@@ -92,11 +101,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability, t.nodes, t.amd_host));
-  std::string how = carry_latency       ? fmt::format("latency fitted x{:.2f} of the default {} {} at {} ranks", ratio, algorithm_name(a),
-                                                        collective_op_name(op), t.nranks)
-                     : f.latency_measured ? fmt::format("latency default (fitted on {}, not {}: a latency is the GPU's and its stack's)",
-                                                        e.gpu, t.gpu_model)
-                                          : std::string("latency default (not measured)");
+  std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
   how += !staged_how.empty()     ? staged_how
          : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,
                                             gbps(t.raw_Bps), gbps(c.bus_bw_Bps))
