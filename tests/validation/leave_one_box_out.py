@@ -11,13 +11,14 @@ and reads the "sizes >= 1 KiB: median |error|" line that --compare prints. A pai
 (exit status not 0, e.g. a calibration it cannot apply to B's rank count) is shown as refused,
 with tpsim's message under the table; pairs are never skipped.
 
-usage: leave_one_box_out.py TPSIM [--markdown FILE] [--check]   (run from the project root)
+usage: leave_one_box_out.py TPSIM [--markdown FILE] [--check [MEDIAN WORSE]]   (run from the project root)
 Prints the table (rows: the predicted log; columns: uncalibrated, then the fit of each log) and
 a summary: the median over logs of the uncalibrated median error, the median of the
 calibrated-from-another-box errors, and the pairs where calibrated is worse than uncalibrated
 by more than 2 points. --markdown also writes the table as Markdown. --check exits 1 unless
-every fit runs and every log is predicted uncalibrated (no accuracy limits yet: see
-tests/CMakeLists.txt).
+every fit runs and every log is predicted uncalibrated; with MEDIAN WORSE also unless the median of
+the calibrated-from-another-box errors is at most MEDIAN percent and at most WORSE pairs are more
+than 2 points worse than uncalibrated (the CTest's regression limits, tests/CMakeLists.txt).
 """
 import os
 import re
@@ -99,16 +100,21 @@ def predict(tpsim, logs, fits):
     return rows, refusals
 
 
+def calibrated_figures(rows):
+    """(median of the calibrated-from-another-box errors, pairs worse than uncalibrated by > WORSE_BY)."""
+    pairs = [(u, c) for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None]
+    med = statistics.median([c for _, c in pairs]) if pairs else float("nan")
+    return med, sum(1 for u, c in pairs if c > u + WORSE_BY)
+
+
 def summary(rows):
     unc = [u for _, u, _ in rows if u is not None]
-    pairs = [(u, c) for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None]
-    worse = sum(1 for u, c in pairs if c > u + WORSE_BY)
+    pairs = sum(1 for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None)
+    med, worse = calibrated_figures(rows)
     refused = sum(1 for _, _, cells in rows for c in cells.values() if c == "refused")
     return ("median over logs of the uncalibrated median |error|: %.1f%%; of the calibrated-from-another-box "
             "errors: %.1f%% (%d pairs); calibrated worse than uncalibrated by more than %g points: %d of %d; "
-            "refused: %d" % (statistics.median(unc) if unc else float("nan"),
-                              statistics.median([c for _, c in pairs]) if pairs else float("nan"),
-                              len(pairs), WORSE_BY, worse, len(pairs), refused))
+            "refused: %d" % (statistics.median(unc) if unc else float("nan"), med, pairs, WORSE_BY, worse, pairs, refused))
 
 
 def cell(v):
@@ -167,6 +173,13 @@ def main():
         if failed:
             print("check failed: no fit or no uncalibrated prediction for " + ", ".join(failed), file=sys.stderr)
             return 1
+        limits = args[args.index("--check") + 1:args.index("--check") + 3]
+        if len(limits) == 2 and not any(x.startswith("-") for x in limits):
+            med, worse = calibrated_figures(rows)
+            if med > float(limits[0]) or worse > int(limits[1]):
+                print("check failed: calibrated-from-another-box median %.1f%% (limit %s%%), %d pairs more than %g points worse "
+                      "than uncalibrated (limit %s)" % (med, limits[0], worse, WORSE_BY, limits[1]), file=sys.stderr)
+                return 1
     return 0
 
 
