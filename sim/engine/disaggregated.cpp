@@ -7,6 +7,7 @@
 #include <set>
 #include <simgrid/s4u.hpp>
 
+#include "model/step_timer.hpp"
 #include "step_env.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -107,10 +108,16 @@ void transfer_actor(Run* run, Handoff h, int d) {
   dec.wake->release();
 }
 
-// Steps an instance's scheduler forever (a daemon); `on_done` takes each finished record.
+// Steps an instance's scheduler forever (a daemon); `on_done` takes each finished record. A step
+// without flows or a trace sleeps its closed-form time, from a StepTimer (the same time as its
+// plan's, without building the plan each step: model/step_timer.hpp), as a co-located replica does.
 template <class OnDone>
 void instance_loop(Run& run, Instance& inst, const PoolRunSpec& pool, int replica, OnDone on_done) {
   const RunSpec& spec = *run.spec;
+  Parallelism parallel;
+  parallel.tp = pool.tp;
+  parallel.sequence_parallel = spec.parallel.sequence_parallel;
+  StepTimer timer(*spec.model, parallel, pool.gpu, *spec.collectives, *inst.gpus);
   ReplicaScheduler::Step step;
   std::vector<RequestRecord> done;
   while (true) {
@@ -118,9 +125,12 @@ void instance_loop(Run& run, Instance& inst, const PoolRunSpec& pool, int replic
       inst.wake->acquire();
       continue;
     }
-    const StepPlan plan = plan_step(step_ops(*spec.model, pool.tp, step.work, 1, spec.parallel.sequence_parallel), pool.gpu, *spec.collectives,
-                                    *inst.gpus, spec.trace != nullptr);
-    execute_step(plan, run, *inst.gpus, inst.flows);
+    if (inst.flows || spec.trace) {
+      const StepPlan plan = plan_step(step_ops(*spec.model, parallel, step.work), pool.gpu, *spec.collectives, *inst.gpus, spec.trace != nullptr);
+      execute_step(plan, run, *inst.gpus, inst.flows);
+    } else {
+      sg4::this_actor::sleep_for(timer.closed_form_s(step.work));
+    }
     ++run.result.steps;
     run.result.kv_peak_usage = std::max(run.result.kv_peak_usage, inst.scheduler.kv_usage());
     done.clear();
