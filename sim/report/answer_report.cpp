@@ -26,8 +26,9 @@ std::vector<std::string> unchanged_lines(const std::vector<Change>& changes) {
       continue;
     }
     std::string line = fmt::format("{}{}: {}", c.parameter, now(c), c.why);
-    // The other direction of the same parameter comes next.
-    if (i + 1 < changes.size() && changes[i + 1].parameter == c.parameter && changes[i + 1].to.empty()) line += "; " + changes[++i].why;
+    // The other direction of the same parameter comes next (said once when it says the same).
+    if (i + 1 < changes.size() && changes[i + 1].parameter == c.parameter && changes[i + 1].to.empty())
+      if (const std::string& other = changes[++i].why; other != c.why) line += "; " + other;
     out.push_back(line);
   }
   return out;

@@ -9,6 +9,7 @@
 #include "config/model_scale.hpp"
 #include "model/intervals.hpp"
 #include "model/threshold_search.hpp"
+#include "report/answer_report.hpp"
 #include "report/exercises.hpp"
 
 using namespace tpsim;
@@ -114,4 +115,17 @@ TEST_CASE("the exercises' alpha, BW, S* and alpha* come from a plan and the mode
   ModelShape m;
   m.weight_bytes = 16.06e9, m.num_layers = 32, m.hbm_Bps = 1.5e12;
   CHECK(break_even_latency_s(m) == doctest::Approx(83.65e-6).epsilon(0.001));
+}
+
+TEST_CASE("an input unchanged in both directions for the same reason says it once") {
+  // Both directions of workload.rate stopped on the evaluation budget: one reason, not two joined.
+  ScenarioResult r;
+  r.what_would_change = {{.parameter = "workload.rate", .unit = "1/s", .base = 6.0, .direction = "above", .why = "the search stopped: budget spent"},
+                         {.parameter = "workload.rate", .unit = "1/s", .base = 6.0, .direction = "below", .why = "the search stopped: budget spent"},
+                         {.parameter = "workload.prompt_tokens", .unit = "tokens", .base = 1000.0, .direction = "above", .why = "no change up to 16000 tokens"},
+                         {.parameter = "workload.prompt_tokens", .unit = "tokens", .base = 1000.0, .direction = "below", .why = "no change down to 1 tokens"}};
+  const std::string text = table_what_would_change(r);
+  CHECK(text.find("the search stopped: budget spent; the search stopped") == std::string::npos);
+  CHECK(text.find("the search stopped: budget spent") != std::string::npos);
+  CHECK(text.find("no change up to 16000 tokens; no change down to 1 tokens") != std::string::npos);
 }
