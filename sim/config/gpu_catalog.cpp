@@ -110,34 +110,6 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .pcie_generation = 4,
        .source = "derived: A100-SXM4-40GB's measured HBM (1366/1555) and mamf (267.9/312) fractions, same GA100 and "
                  "HBM2; the NVLink bridge is not modelled (rate not found)"},
-      // A800 = A100 with NVLink cut from 600 to 400 GB/s, compute and memory unchanged (aiwiki.ai/wiki/nvidia_a800;
-      // tweakers.net/nieuws/203182). A800 SXM4 80GB: 2039 GB/s, FP16 312 TFLOPS, NVLink 400 GB/s
-      // (citsjtu2020/LLM-Prof hardware_spec.md, "NVIDIA_A800_SXM4_80GB"). 400 GB/s both ways at NVLink3's
-      // 25 GB/s per link and direction = 8 links, as the published matrix tests/data/topo/8xa800-nv8-4nic-2socket.txt
-      // shows (NV8). Memory in GiB as the A100 rows (nvidia-smi prints 81920 MiB for the 80 GB boards).
-      {.name = "A800-SXM4-80GB", .compute_capability = 80, .memory_B = 80 * GiB, .hbm_peak_Bps = 2039 * GB,
-       .hbm_achievable_Bps = 1584 * GB, .bf16_peak_flops = 312 * TF, .matmul_efficiency = 267.9 / 312,
-       .nvlink_generation = 3, .nvlinks_per_gpu = 8, .pcie_generation = 4,
-       .source = "derived: as the A100-SXM4-80GB row (same chip and memory: " + mamf +
-                 "; HBM 1584 GB/s measured on A100 80GB SXM, NVIDIA/nccl-tests#100); NVLink 400 GB/s both ways = 8 links"},
-      // A800 80GB PCIe: the A100 80GB PCIe's 1935 GB/s (lamonoai/gpumap nvidia/GPU.md) and 312 TFLOPS; NVLink
-      // bridge cut to 400 GB/s as every A800 (aiwiki.ai/wiki/nvidia_a800) = 8 links of 25 GB/s per direction.
-      {.name = "A800-PCIe-80GB", .compute_capability = 80, .memory_B = 80 * GiB, .hbm_peak_Bps = 1935 * GB,
-       .hbm_achievable_Bps = 1727 * GB, .bf16_peak_flops = 312 * TF, .matmul_efficiency = 256.4 / 312,
-       .nvlink_generation = 3, .nvlinks_per_gpu = 8, .pcie_generation = 4,
-       .source = mamf + " (A100 PCIe row, derived: same chip); HBM: 1727 GB/s measured on an A800 80GB PCIe "
-                        "(mli/transformers-benchmarks#4); NVLink bridge 400 GB/s both ways = 8 links"},
-      // H800 SXM5 = H100 SXM5 with NVLink cut to 400 GB/s (tumgag.com/tag/nvidia%20h100; aiwiki.ai/wiki/nvidia_h800):
-      // 80 GB HBM3, 3350 GB/s, BF16 989 TFLOPS dense, NVLink 400 GB/s (citsjtu2020/LLM-Prof hardware_spec.md,
-      // "NVIDIA_H800"); FP8 3958 with sparsity -> 1979 dense (astroC86/gpu-datasheet README.md, H800 row, citing
-      // NVIDIA's H800 datasheet). 400 GB/s both ways = 8 NVLink4 links, as the published H800 matrices show (NV8,
-      // tests/data/topo/8xh800-*). Memory in GiB as the H100 row. The H800 PCIe was not found: no row.
-      {.name = "H800-SXM5-80GB", .compute_capability = 90, .memory_B = 80 * GiB, .hbm_peak_Bps = 3350 * GB,
-       .hbm_achievable_Bps = 2495 * GB, .bf16_peak_flops = 989 * TF, .fp8_peak_flops = 1979 * TF,
-       .matmul_efficiency = 792.1 / 989, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
-       .nvlink_generation = 4, .nvlinks_per_gpu = 8, .pcie_generation = 5,
-       .source = "derived: as the H100-SXM5-80GB row (same chip and memory: " + mamf +
-                 "; HBM 2495 GB/s measured on H100, NVIDIA/nccl#1264); NVLink 400 GB/s both ways = 8 links"},
       // GeForce RTX 3090: 24 GB GDDR6X, 936 GB/s (stillwater-sc/KPU-Simulator
       // docs/external-knowledge/rtx_30_series_specs_table.md). Dense BF16 with FP32 accumulate 71 TFLOPS, the
       // figure GeForce boards run bf16 at (karpathy/nanochat#60 table "RTX 3090 71e12" from the GA102
@@ -230,17 +202,47 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .matmul_efficiency = 0.7, .pcie_generation = 5, .pcie_p2p = false,
        .source = "derived: datasheet with 85% memory and 70% matmul efficiency"},
   };
+    // Rows that are another row's chip and memory on another board or with fewer NVLinks: copied
+    // from that row, placed after `after`, with their own name, NVLink count (0: unchanged) and source.
+    auto row = [&t](const std::string& name) {
+      return std::find_if(t.begin(), t.end(), [&](const GpuSpec& g) { return g.name == name; });
+    };
+    auto derive = [&](const std::string& from, const std::string& after, std::string name, int nvlinks, std::string source) {
+      GpuSpec g = *row(from);
+      g.name = std::move(name);
+      if (nvlinks) g.nvlinks_per_gpu = nvlinks;
+      g.source = std::move(source);
+      t.insert(row(after) + 1, std::move(g));
+    };
+    // A800 = A100 with NVLink cut from 600 to 400 GB/s, compute and memory unchanged (aiwiki.ai/wiki/nvidia_a800;
+    // tweakers.net/nieuws/203182). A800 SXM4 80GB: 2039 GB/s, FP16 312 TFLOPS, NVLink 400 GB/s
+    // (citsjtu2020/LLM-Prof hardware_spec.md, "NVIDIA_A800_SXM4_80GB"). 400 GB/s both ways at NVLink3's
+    // 25 GB/s per link and direction = 8 links, as the published matrix tests/data/topo/8xa800-nv8-4nic-2socket.txt
+    // shows (NV8). Memory in GiB as the A100 rows (nvidia-smi prints 81920 MiB for the 80 GB boards).
+    // A800 80GB PCIe: the A100 80GB PCIe's 1935 GB/s (lamonoai/gpumap nvidia/GPU.md) and 312 TFLOPS; NVLink
+    // bridge cut to 400 GB/s as every A800 (aiwiki.ai/wiki/nvidia_a800) = 8 links of 25 GB/s per direction.
+    // H800 SXM5 = H100 SXM5 with NVLink cut to 400 GB/s (tumgag.com/tag/nvidia%20h100; aiwiki.ai/wiki/nvidia_h800):
+    // 80 GB HBM3, 3350 GB/s, BF16 989 TFLOPS dense, NVLink 400 GB/s (citsjtu2020/LLM-Prof hardware_spec.md,
+    // "NVIDIA_H800"); FP8 3958 with sparsity -> 1979 dense (astroC86/gpu-datasheet README.md, H800 row, citing
+    // NVIDIA's H800 datasheet). 400 GB/s both ways = 8 NVLink4 links, as the published H800 matrices show (NV8,
+    // tests/data/topo/8xh800-*). Memory in GiB as the H100 row. The H800 PCIe was not found: no row.
+    derive("A100-SXM4-80GB", "A30-24GB", "A800-SXM4-80GB", 8,
+           "derived: as the A100-SXM4-80GB row (same chip and memory: " + mamf +
+               "; HBM 1584 GB/s measured on A100 80GB SXM, NVIDIA/nccl-tests#100); NVLink 400 GB/s both ways = 8 links");
+    derive("A100-PCIe-80GB", "A800-SXM4-80GB", "A800-PCIe-80GB", 8,
+           mamf + " (A100 PCIe row, derived: same chip); HBM: 1727 GB/s measured on an A800 80GB PCIe "
+                  "(mli/transformers-benchmarks#4); NVLink bridge 400 GB/s both ways = 8 links");
+    derive("H100-SXM5-80GB", "A800-PCIe-80GB", "H800-SXM5-80GB", 8,
+           "derived: as the H100-SXM5-80GB row (same chip and memory: " + mamf +
+               "; HBM 2495 GB/s measured on H100, NVIDIA/nccl#1264); NVLink 400 GB/s both ways = 8 links");
     // RTX PRO 6000 Blackwell Server Edition: "the core specs are the same across the three models" (workstation,
     // Max-Q, server) and "the memory configuration is the same for the three variants ... 1792 GB/s"
     // (ferreiradozezere.net copy of the GTC 2025 announcement coverage). No Server Edition datasheet was found,
     // so its figures are the Workstation Edition's; GB202, compute capability 12.0, 96GB (NVIDIA's MIG user guide;
     // antirez/ds4#256: sm_120).
-    auto ws = std::find_if(t.begin(), t.end(), [](const GpuSpec& g) { return g.name == "RTXPRO6000-WS-96GB"; });
-    GpuSpec server = *ws;
-    server.name = "RTXPRO6000-Server-96GB";
-    server.source = "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
-                    "matmul efficiency (as the RTX5090 row)";
-    t.insert(ws + 1, server);
+    derive("RTXPRO6000-WS-96GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", 0,
+           "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
+           "matmul efficiency (as the RTX5090 row)");
     return t;
   }();
   return table;
