@@ -46,46 +46,52 @@ bool has_note(const CollectiveModel& m, const std::string& start) {
 
 }  // namespace
 
+namespace {
+
+// An A100 ring line fitted at 8 ranks on wire W = 300 GB/s: Simple, 2 x the default latency
+// there, bus bandwidth 0.7 W; applied to GPUs 0-3 of `platform` with a forced Simple ring.
+struct A100LineOnFourGpus {
+  static constexpr double W = 300e9;
+  Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false),
+                                0.7 * W, W, Algorithm::ring);
+  Topology topo;
+  CollectiveModel model;
+  std::vector<int> gpus{0, 1, 2, 3};
+  explicit A100LineOnFourGpus(const std::string& platform)
+      : topo(load_platform_file(ROOT + "/platforms/" + platform), {}, ""), model(topo, forced_simple_ring(), &cal) {}
+  static CollectiveSpec forced_simple_ring() {
+    CollectiveSpec spec;
+    spec.protocol = "Simple";
+    spec.algorithm = "ring";
+    return spec;
+  }
+  const CollectivePlan& plan() { return model.plan(CollectiveOp::all_reduce, 256 << 20, gpus); }
+  double raw_Bps() const { return model.summary(CollectiveOp::all_reduce, gpus).raw_Bps; }
+};
+
+}  // namespace
+
 TEST_CASE("a ring line moves to other ranks of its GPU: bandwidth by wire fraction, latency by the default's ratio") {
-  // Fitted on an A100 ring of wire W: Simple 2 x the default latency at 8 ranks, bus bandwidth
-  // 0.7 W. On 4 A100s of the DGX A100 (forced ring): latency 2 x default(Simple, ring, 4 ranks)
-  // = 2 x (8.4 + 6 x 3.4) us, bus bandwidth 0.7 x the 4-GPU rings' wire.
-  const double W = 300e9;
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
-  const Calibration cal = simple_line(2 * fit_default, 0.7 * W, W, Algorithm::ring);
-  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
-  CollectiveSpec spec;
-  spec.protocol = "Simple";
-  spec.algorithm = "ring";
-  CollectiveModel model(topo, spec, &cal);
-  const std::vector<int> gpus{0, 1, 2, 3};
-  const GroupSummary g = model.summary(CollectiveOp::all_reduce, gpus);
-  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 256 << 20, gpus);
+  // On 4 A100s of the DGX A100: latency 2 x default(Simple, ring, 4 ranks) = 2 x (8.4 + 6 x 3.4) us,
+  // bus bandwidth 0.7 x the 4-GPU rings' wire.
+  A100LineOnFourGpus t("dgx_a100.xml");
+  const CollectivePlan& p = t.plan();
   CHECK(p.calibrated);
   CHECK(p.latency_s == doctest::Approx(2 * (8.4e-6 + 6 * 3.4e-6)).scale(0));
-  CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * g.raw_Bps).scale(0));
-  CHECK(has_note(model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x2.00 of the default ring all_reduce at 4 ranks"));
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * t.raw_Bps()).scale(0));
+  CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x2.00 of the default ring all_reduce at 4 ranks"));
 }
 
 TEST_CASE("a ring line moves to another GPU model: its wire fraction carries, its latency stays the default") {
-  // The same A100 line on 4 H100s of the DGX H100 (ring, NVLS offered but forced off): bus
-  // bandwidth 0.7 x the H100 rings' wire; latency default(Simple, ring, 4) = 8.4 + 6 x 3.4 us,
-  // since a latency is the GPU's and its stack's (leave-one-box-out: H100 -> A100 8.8% -> 13.3%).
-  const double W = 300e9;
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
-  const Calibration cal = simple_line(2 * fit_default, 0.7 * W, W, Algorithm::ring);
-  Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
-  CollectiveSpec spec;
-  spec.protocol = "Simple";
-  spec.algorithm = "ring";
-  CollectiveModel model(topo, spec, &cal);
-  const std::vector<int> gpus{0, 1, 2, 3};
-  const GroupSummary g = model.summary(CollectiveOp::all_reduce, gpus);
-  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 256 << 20, gpus);
+  // On 4 H100s of the DGX H100 (NVLS offered but forced off): bus bandwidth 0.7 x the H100 rings'
+  // wire; latency default(Simple, ring, 4) = 8.4 + 6 x 3.4 us, since a latency is the GPU's and
+  // its stack's (leave-one-box-out: H100 -> A100 8.8% -> 13.3%).
+  A100LineOnFourGpus t("dgx_h100.xml");
+  const CollectivePlan& p = t.plan();
   CHECK(p.calibrated);
   CHECK(p.latency_s == doctest::Approx(8.4e-6 + 6 * 3.4e-6).scale(0));
-  CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * g.raw_Bps).scale(0));
-  CHECK(has_note(model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency default (fitted on A100-SXM4-80GB, not H100-SXM5-80GB"));
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * t.raw_Bps()).scale(0));
+  CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency default (fitted on A100-SXM4-80GB, not H100-SXM5-80GB"));
 }
 
 TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative sum of hops") {
