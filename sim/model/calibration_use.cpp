@@ -100,7 +100,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const double nvls_scale = a == Algorithm::nvls ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
-  if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability, t.nodes, t.amd_host));
+  if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
   how += !staged_how.empty()     ? staged_how
          : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,

@@ -100,16 +100,21 @@ def predict(tpsim, logs, fits):
     return rows, refusals
 
 
+def calibrated_pairs(rows):
+    """[(uncalibrated %, calibrated-from-another-box %)] of every pair tpsim predicted."""
+    return [(u, c) for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None]
+
+
 def calibrated_figures(rows):
     """(median of the calibrated-from-another-box errors, pairs worse than uncalibrated by > WORSE_BY)."""
-    pairs = [(u, c) for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None]
+    pairs = calibrated_pairs(rows)
     med = statistics.median([c for _, c in pairs]) if pairs else float("nan")
     return med, sum(1 for u, c in pairs if c > u + WORSE_BY)
 
 
 def summary(rows):
     unc = [u for _, u, _ in rows if u is not None]
-    pairs = sum(1 for _, u, cells in rows for c in cells.values() if isinstance(c, float) and u is not None)
+    pairs = len(calibrated_pairs(rows))
     med, worse = calibrated_figures(rows)
     refused = sum(1 for _, _, cells in rows for c in cells.values() if c == "refused")
     return ("median over logs of the uncalibrated median |error|: %.1f%%; of the calibrated-from-another-box "
