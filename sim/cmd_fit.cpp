@@ -177,9 +177,10 @@ int fit_command(int argc, char** argv) {
     cal.files.push_back(gemm_path);
     const fit::GemmCrossCheck check = fit::cross_check(*cal.gemm);
     std::cout << fmt::format(
-        "{}: {} GEMM shapes; the table gives them back within {:.1f}%; each left out, the others predict it within "
+        "{}: {} GEMM shapes; the table gives them back exactly but the {} deep memory-bound ones, which take their "
+        "shape's median efficiency (at most {:.1f}% from their own time); each left out, the others predict it within "
         "{:.1f}% median, {:.1f}% worst (m={} n={} k={}) on the table's own roofline ({:.0f} TFLOP/s, {:.0f} GB/s)\n",
-        gemm_path, check.points, check.recorded_worst * 100, check.median * 100, check.worst * 100, check.worst_point.m,
+        gemm_path, check.points, check.pooled, check.recorded_worst * 100, check.median * 100, check.worst * 100, check.worst_point.m,
         check.worst_point.n, check.worst_point.k, check.peak_flops / 1e12, check.hbm_bw_Bps / 1e9);
   }
   if (!hbm_path.empty()) {

@@ -11,7 +11,10 @@
 // efficiency e = t_roof / t_measured. For a query, the table takes the measured (n, k)
 // nearest to the query's in |ln n - ln n'| + |ln k - ln k'|, interpolates ln e linearly in
 // ln m between that group's measured m (constant beyond its ends), and returns t_roof / e.
-// At a recorded shape this gives back the measured time exactly, whatever P and W are;
+// Deep in the memory-bound regime (2mnk / P at most 1/8 of the memory time) a GEMM streams the
+// weights once whatever m is, and the rows' scatter there is the library's kernel choice for
+// that one m (cuBLAS runs m = 1 as a GEMV): those rows of a group take their median ln e.
+// At any other recorded shape this gives back the measured time exactly, whatever P and W are;
 // P and W should be the calibrated GPU's, so that the efficiencies carry over sensibly to
 // shapes that were not measured. Rows measured twice (same shape, dtype, another op) count
 // with the geometric mean of their times.
@@ -53,6 +56,9 @@ public:
   static double roofline_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
                               double peak_flops, double hbm_bw_Bps);
 
+  // 2mnk / peak_flops at most 1/8 of the memory time: the rows whose efficiencies are pooled.
+  static bool deep_memory_bound(double m, double n, double k, int bytes_per_element, double peak_flops, double hbm_bw_Bps);
+
   // Whether the table has a row of this dtype (aliases count: fp16 = f16 = half).
   bool has_dtype(const std::string& dtype) const;
 
@@ -80,7 +86,8 @@ private:
 // makes no difference, between them it changes the roofline's bend).
 struct GemmCrossCheck {
   int points = 0;
-  double recorded_worst = 0;  // |predicted / measured - 1| at the recorded shapes, worst
+  double recorded_worst = 0;  // |predicted / measured - 1| at the recorded shapes, worst (0 but for pooled rows)
+  int pooled = 0;              // rows deep in the memory-bound regime (their group's median efficiency)
   double median = 0, worst = 0;  // the same for each shape left out
   GemmPoint worst_point;
   double peak_flops = 0, hbm_bw_Bps = 0;

@@ -65,10 +65,14 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
   const std::string csv = root + "/calibrate/recorded/vidur-h100-llama2-7b/gemm.csv";
   const fit::GemmTable table = fit::parse_gemm_csv(read_input_file(csv), csv);
   REQUIRE(table.points().size() == 4144);  // 1,044 published rows x 4 layers, less 8 repeated rows x 4
-  // Every recorded shape comes back within 10% (exactly: the table interpolates between them),
-  // and each shape left out is predicted by the others within 5% median.
+  // Every recorded shape comes back exactly (the table interpolates between them) but the deep
+  // memory-bound ones, which take their shape's median efficiency: within 30% of their own time
+  // (the m = 1 GEMV rows of the narrow TP=8 shards); each shape left out is predicted by the
+  // others within 5% median.
   const fit::GemmCrossCheck check = fit::cross_check(table);
-  CHECK(check.recorded_worst < 1e-9);
+  CHECK(check.pooled > 0);
+  CHECK(check.pooled < check.points / 2);
+  CHECK(check.recorded_worst < 0.30);
   CHECK(check.median < 0.05);
 
   // The committed calibration holds the same table (calibrate/fitted/h100.yaml).
@@ -85,13 +89,14 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
   s.hardware.matmul_efficiency = spec.matmul_efficiency;
   const GpuModel datasheet = gpu_model(spec, s, nullptr, 2), measured = gpu_model(spec, s, &cal, 2);
 
-  // Decode, batch 1, TP=1: each layer's four GEMMs take the published m=1 medians,
-  // QKV 38 + O 16 + gate/up 64 + down 38 = 156 us, 32 layers = 4.992 ms.
+  // Decode, batch 1, TP=1: each layer's four GEMMs are deep memory-bound at m = 1 and take
+  // their shape's median over the deep rows (m = 1..32 or so): within 3% of the published m=1
+  // times, QKV 38 + O 16 + gate/up 64 + down 38 = 156 us, 32 layers = 4.992 ms.
   double layer_gemms = 0;
   const StepOps decode = step_ops(model, 1, {{128, 1}});
   for (const Op& op : decode.layer())
     if (op.kind == OpKind::gemm) layer_gemms += op_time(op, measured);
-  CHECK(layer_gemms * model.num_layers == doctest::Approx(32 * 156e-6).scale(0).epsilon(1e-9));
+  CHECK(layer_gemms * model.num_layers == doctest::Approx(32 * 156e-6).scale(0).epsilon(0.03));
   // The step moves with the table, by exactly the GEMMs' measured minus roofline times (the
   // datasheet roofline reads the weights at 2.495 TB/s); nothing else in the step changes.
   double gemm_shift = 0;

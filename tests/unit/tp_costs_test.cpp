@@ -46,15 +46,26 @@ TEST_CASE("E[max of n standard normals]: the slowest of n ranks") {
 
 TEST_CASE("the kernel surface gives back Vidur's time at a recorded shape on the reference GPU") {
   const KernelSurface& a100 = kernel_surface("a100");
-  // calibrate/recorded/vidur-kernels/a100-gemm.csv: Llama-2-7B's QKV at TP=1, one token: 65 us.
-  const double m = 1, n = 12288, k = 4096, flops = 2 * m * n * k, bytes = (m * k + k * n + m * n) * 2;
-  CHECK(surface_gemm_time(a100, m, n, k, flops, bytes, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx(65e-6).epsilon(1e-9));
+  // calibrate/recorded/vidur-kernels/a100-gemm.csv: Llama-2-7B's QKV at TP=1 (n 12288, k 4096).
+  const double n = 12288, k = 4096;
+  auto at = [&](double m, double peak, double hbm) {
+    return surface_gemm_time(a100, m, n, k, 2 * m * n * k, (m * k + k * n + m * n) * 2, peak, hbm);
+  };
+  // A prefill of 512 tokens (not deep memory-bound): the recorded 234 us, exactly.
+  CHECK(at(512, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx(234e-6).epsilon(1e-9));
+  // One token: m = 1..32 are deep memory-bound (m = 32: 10.3 us of compute at the peak against
+  // 102 us of bytes at the HBM peak, under 1/8) and take their median efficiency; the rows
+  // read 65, 63, 63, 63, 64, 66 us, so m = 1 costs about the median time (62-64 us), and m = 1 and 2
+  // differ by their rooflines alone.
+  const double t1 = at(1, a100.peak_flops, a100.hbm_peak_Bps);
+  CHECK(t1 > 62e-6);
+  CHECK(t1 < 64e-6);
+  CHECK(t1 / at(2, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx((k + k * n + n) / (2 * k + k * n + 2 * n)).epsilon(1e-9));
   // On a GPU with 1.5x the HBM (same shape, memory-bound): t = t0 + (t_ref - t0) / 1.5.
-  const double t0 = std::min(a100.gemm_floor_s, 65e-6 / 2);
-  CHECK(surface_gemm_time(a100, m, n, k, flops, bytes, a100.peak_flops, 1.5 * a100.hbm_peak_Bps) ==
-        doctest::Approx(t0 + (65e-6 - t0) / 1.5).epsilon(1e-9));
+  const double t0 = std::min(a100.gemm_floor_s, t1 / 2);
+  CHECK(at(1, a100.peak_flops, 1.5 * a100.hbm_peak_Bps) == doctest::Approx(t0 + (t1 - t0) / 1.5).epsilon(1e-9));
   // The fixed part does not shrink: a faster GPU still pays t0.
-  CHECK(surface_gemm_time(a100, m, n, k, flops, bytes, 100 * a100.peak_flops, 100 * a100.hbm_peak_Bps) > t0);
+  CHECK(at(1, 100 * a100.peak_flops, 100 * a100.hbm_peak_Bps) > t0);
 }
 
 TEST_CASE("the surface's floors come from its own rows") {

@@ -5,10 +5,10 @@ latencies of Llama-2-7B on DGX A100 and DGX H100 (tests/data/measured/, whole re
 (what it fits on the TP=1 rows and what it predicts: see its docstring).
 
 usage: nemo_tp_scaling.py TPSIM [--check]   (run from the project root)
-With --check it exits 1 unless, on each GPU, the TP=2/4/8 errors have a median within 5% and none
-beyond 12% (the TP-scaling issue's bar, not met yet: ../shared/checks/tp-scaling). The CTest runs
---check-regression: 6% / 14%, above today's 3.2% / 8.1% (A100) and 3.4% / 13.3% (H100), so that a change that makes
-the predictions worse fails the suite.
+With --check (the CTest, and ../shared/checks/tp-scaling) it exits 1 unless, on each GPU, the
+TP=2/4/8 errors have a median within 5% and none beyond 12%, and the batch-1 TP=1 -> TP=8 speedup
+is within 10% of the measured one (the TP-scaling issue's bar). Today: A100 2.9% / 6.7% / x1.86
+against x1.71 (+8.8%); H100 3.3% / 10.3% / x1.45 against x1.58 (-8.2%): inside, not by much.
 """
 import os
 import sys
@@ -21,6 +21,6 @@ TEMPLATES = {"A100": "scenarios/nemo_llama2_7b_a100.yaml", "H100": "scenarios/ne
 
 if __name__ == "__main__":
     args = [sys.argv[1], MEASURED] + [x for g, t in TEMPLATES.items() for x in ("--template", f"{g}={t}")]
-    limits = ["--check", "5", "12"] if "--check" in sys.argv else ["--check", "6", "14"] if "--check-regression" in sys.argv else []
+    limits = ["--check", "5", "12", "10"] if "--check" in sys.argv else []
     sys.argv = [sys.argv[0]] + args + limits
     sys.exit(tp_scaling.main())

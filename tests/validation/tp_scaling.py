@@ -2,7 +2,7 @@
 """Calibrate at TP=1, predict TP>1: tpsim against any published TP-scaling set.
 
 usage: tp_scaling.py TPSIM MEASURED.csv --template GPU=SCENARIO [--template GPU=SCENARIO ...]
-                     [--fit host|host+sequence] [--check MEDIAN WORST]      (run from the project root)
+                     [--fit host|host+sequence] [--check MEDIAN WORST [SPEEDUP]]   (run from the project root)
 
 MEASURED.csv has one row per measurement:
     engine,gpu,model,tp,batch,input_tokens,output_tokens,metric,measured,unit,source
@@ -20,7 +20,9 @@ linear in both (each step pays h + c x its sequences), so three runs give the co
 that grow with TP (collectives, the engine's all-reduce, narrow shards, the slowest rank) are
 tpsim's own model and are never fitted. The TP>1 rows are predicted with the fitted h and c.
 Prints: group, TP, batch, measured, predicted, error; per group the median and worst |error| over
-TP>1 and the batch-1 TP=1 -> TP=max speedup, measured and predicted.
+TP>1 and the batch-1 TP=1 -> TP=max speedup, measured and predicted. --check exits 1 when a group's
+median or worst |error| (percent) is above MEDIAN or WORST, or its predicted speedup is more than
+SPEEDUP percent from the measured one.
 """
 import csv
 import json
@@ -123,7 +125,10 @@ def main():
     tpsim, measured = args[0], args[1]
     templates = dict(a.split("=", 1) for a in (args[i + 1] for i, x in enumerate(args) if x == "--template"))
     fit_mode = args[args.index("--fit") + 1] if "--fit" in args else "host+sequence"
-    limits = tuple(float(x) / 100 for x in args[args.index("--check") + 1:args.index("--check") + 3]) if "--check" in args else None
+    limits = None
+    if "--check" in args:
+        numbers = [x for x in args[args.index("--check") + 1:args.index("--check") + 4] if x.replace(".", "", 1).isdigit()]
+        limits = tuple(float(x) / 100 for x in numbers) + (float("inf"),) * (3 - len(numbers))
     groups = {}
     for r in read_rows(measured):
         groups.setdefault((r["gpu"], r["engine"], r["model"], r["input"], r["output"], r["metric"]), []).append(r)
@@ -143,16 +148,17 @@ def main():
                 errors.append(abs(err))
             print(f"{gpu}  {r['tp']:3d} {r['batch']:5d}  {m * 1e3:13.1f}  {p * 1e3:14.1f}  {err * 100:+5.1f}%" + ("   (fit)" if r["tp"] == 1 else ""))
         tmax = max(t for t, b in by if b == 1) if any(b == 1 for _, b in by) else 0
-        speed = (f"; batch-1 TP=1 -> TP={tmax} speedup x{by[(1, 1)][1] / by[(tmax, 1)][1]:.2f} (measured x{by[(1, 1)][0] / by[(tmax, 1)][0]:.2f})"
-                 if (1, 1) in by and tmax > 1 else "")
+        has_speedup = (1, 1) in by and tmax > 1
+        predicted_x, measured_x = (by[(1, 1)][1] / by[(tmax, 1)][1], by[(1, 1)][0] / by[(tmax, 1)][0]) if has_speedup else (1, 1)
+        speed = f"; batch-1 TP=1 -> TP={tmax} speedup x{predicted_x:.2f} (measured x{measured_x:.2f})" if has_speedup else ""
         med, worst = (statistics.median(errors), max(errors)) if errors else (0, 0)
         print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens, {key[5]}; engine {engine or 'none'}): "
               f"fitted on TP=1: h = {h * 1e3:.3f} ms per step, c = {c * 1e3:.3f} ms per sequence per step; "
               f"TP>1: median |error| {med * 100:.1f}%, worst {worst * 100:.1f}%{speed}\n")
-        if limits and (med > limits[0] or worst > limits[1]):
+        if limits and (med > limits[0] or worst > limits[1] or abs(predicted_x / measured_x - 1) > limits[2]):
             failed.append(gpu)
     if failed:
-        print(f"outside the limits (median {limits[0]:.0%}, worst {limits[1]:.0%}): {', '.join(failed)}")
+        print(f"outside the limits (median {limits[0]:.0%}, worst {limits[1]:.0%}, speedup {limits[2]:.0%}): {', '.join(failed)}")
         return 1
     return 0
 
