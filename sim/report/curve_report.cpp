@@ -76,7 +76,7 @@ std::string difference_lines(const DecodeEstimate& e, const DecodeSimulation& s,
   const double w1 = e.tp1_s, w2 = e.weight_B / (2 * e.gpu.hbm_Bps), c2 = e.collectives * e.alpha_eff_s;
   auto other = [](const Breakdown& b) { return b.compute + b.attention + b.launch + b.host; };
   std::string out = "#   where the line and the simulator differ (simulated - line):\n";
-  out += fmt::format("#     TP=1 {:+.2f} ms: weights {:+.2f} (the simulator reads the embedding rows it needs, not the whole table), attention + compute + launch + host {:+.2f} (the line leaves them out; KV cache of {} tokens)\n",
+  out += fmt::format("#     TP=1 {:+.2f} ms: weights {:+.2f} (GEMMs at the kernel tables' efficiency, not at B_mem; the embedding rows it needs, not the whole table), attention + compute + launch + host {:+.2f} (the line leaves them out; KV cache of {} tokens)\n",
                      (s.tp1.step.total() - e.tp1_s) * 1e3, (s.tp1.step.weights - w1) * 1e3, other(s.tp1.step) * 1e3, s.context);
   out += fmt::format("#     TP=2 {:+.2f} ms: weights {:+.2f}, collectives {:+.2f} ({} all-reduces at {:.2f} us simulated ({}) vs {:.2f} us measured, "
                      "plus the logits all-gather{}), attention + compute + launch + host {:+.2f}\n",
