@@ -1,5 +1,6 @@
 #include "disaggregated.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <fmt/format.h>
 #include <map>
@@ -28,7 +29,8 @@ struct Instance {
   ReplicaScheduler scheduler;
   sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
   const std::vector<int>* gpus = nullptr;
-  bool flows = false;            // run its collectives as flows
+  bool always_flows = false;      // shares a link with another instance: its collectives always run as flows
+  std::vector<int> kv_routes;     // the KV routes (prefill x decodes + decode) that share one of its links
   std::deque<Handoff> transfers;  // decode: waiting for room for their KV
 };
 
@@ -37,6 +39,7 @@ struct Run : StepEnv {
   std::vector<Instance> prefill, decode;
   std::map<long, Request> requests;          // by id, as they arrived
   std::vector<std::vector<KvRoute>> routes;  // [prefill][decode]
+  std::vector<int> transfers_in_flight;      // per route, prefill x decodes + decode
   sg4::SemaphorePtr all_done = sg4::Semaphore::create(0);
   long remaining = 0;
   long next_prefill = 0, next_decode = 0;    // round robin
@@ -74,6 +77,8 @@ void start_transfers(Run& run, int d) {
     Handoff h = std::move(dec.transfers.front());
     dec.transfers.pop_front();
     auto* host = sg4::this_actor::get_host();
+    // Counted in flight from now, before the actor runs: the step its prefill starts next sees it.
+    ++run.transfers_in_flight[std::size_t(h.prefill) * run.decode.size() + std::size_t(d)];
     sg4::Actor::create("kv" + std::to_string(h.request.id), host, transfer_actor, &run, std::move(h), d);
   }
 }
@@ -81,6 +86,7 @@ void start_transfers(Run& run, int d) {
 void transfer_actor(Run* run, Handoff h, int d) {
   const double t0 = sg4::Engine::get_clock();
   const KvRoute& kv = run->routes[std::size_t(h.prefill)][std::size_t(d)];
+  int& in_flight = run->transfers_in_flight[std::size_t(h.prefill) * run->decode.size() + std::size_t(d)];
   if (kv.latency_s > 0) sg4::this_actor::sleep_for(kv.latency_s);
   std::vector<sg4::CommPtr> comms;
   for (const auto& f : kv.flows) {
@@ -89,6 +95,7 @@ void transfer_actor(Run* run, Handoff h, int d) {
                                             static_cast<uint64_t>(std::llround(std::max(1.0, bytes)))));
   }
   for (auto& c : comms) c->wait();
+  --in_flight;
   const double now = sg4::Engine::get_clock();
   if (run->spec->trace)
     run->spec->trace->add({run->spec->trace_process, fmt::format("KV transfers to decode {}", d),
@@ -108,6 +115,17 @@ void transfer_actor(Run* run, Handoff h, int d) {
   dec.wake->release();
 }
 
+// Whether this step's collectives run as flows: always when the instance shares a link with
+// another instance, else while a KV transfer that shares one of its links is in flight as the step
+// starts (a transfer that starts mid-step meets the step's closed form: a decode step's
+// all-reduces are latency-bound and carry ~1% of a port's rate, which a transfer does not notice).
+bool step_flows(const Run& run, const Instance& inst) {
+  if (inst.always_flows) return true;
+  for (int r : inst.kv_routes)
+    if (run.transfers_in_flight[std::size_t(r)] > 0) return true;
+  return false;
+}
+
 // Steps an instance's scheduler forever (a daemon); `on_done` takes each finished record. A step
 // without flows or a trace sleeps its closed-form time, from a StepTimer (the same time as its
 // plan's, without building the plan each step: model/step_timer.hpp), as a co-located replica does.
@@ -125,13 +143,15 @@ void instance_loop(Run& run, Instance& inst, const PoolRunSpec& pool, int replic
       inst.wake->acquire();
       continue;
     }
-    if (inst.flows || spec.trace) {
+    const bool flows = step_flows(run, inst);
+    if (flows || spec.trace) {
       const StepPlan plan = plan_step(step_ops(*spec.model, parallel, step.work), pool.gpu, *spec.collectives, *inst.gpus, spec.trace != nullptr);
-      execute_step(plan, run, *inst.gpus, inst.flows);
+      execute_step(plan, run, *inst.gpus, flows);
     } else {
       sg4::this_actor::sleep_for(timer.closed_form_s(step.work));
     }
     ++run.result.steps;
+    run.result.flow_steps += flows;
     run.result.kv_peak_usage = std::max(run.result.kv_peak_usage, inst.scheduler.kv_usage());
     done.clear();
     inst.scheduler.finish_step(step, sg4::Engine::get_clock() - run.start, replica, done);
@@ -190,7 +210,8 @@ void arrival_actor(Run* run) {
 }
 
 // Resources (links, per direction) that the instances' collectives and the KV routes use: an
-// instance runs its collectives as flows when another instance or a transfer shares one.
+// instance that shares one with another instance runs its collectives as flows at every step; one
+// that shares one with KV routes only, while a transfer on such a route is in flight (step_flows).
 void choose_flows(Run& run) {
   const CollectiveModel& cm = *run.spec->collectives;
   std::vector<std::set<int>> used;
@@ -201,19 +222,23 @@ void choose_flows(Run& run) {
       used.emplace_back();
       for (const auto& l : cm.links_used(*inst.gpus)) used.back().insert(cm.resource_of(l));
     }
-  std::set<int> kv;
+  std::vector<std::set<int>> route_links;
   for (const auto& row : run.routes)
-    for (const auto& r : row)
+    for (const auto& r : row) {
+      route_links.emplace_back();
       for (const auto& f : r.flows)
-        for (const auto& l : f.leg.links) kv.insert(cm.resource_of(l));
+        for (const auto& l : f.leg.links) route_links.back().insert(cm.resource_of(l));
+    }
+  run.transfers_in_flight.assign(route_links.size(), 0);
   for (std::size_t i = 0; i < all.size(); ++i) {
     bool shared = run.spec->force_flows;
-    for (int res : used[i]) {
-      shared = shared || kv.count(res);
+    for (int res : used[i])
       for (std::size_t o = 0; o < all.size(); ++o) shared = shared || (o != i && used[o].count(res));
-    }
-    all[i]->flows = shared;
-    run.result.shared_links = run.result.shared_links || shared;
+    all[i]->always_flows = shared;
+    for (std::size_t r = 0; r < route_links.size(); ++r)
+      if (std::any_of(used[i].begin(), used[i].end(), [&](int res) { return route_links[r].count(res) > 0; }))
+        all[i]->kv_routes.push_back(int(r));
+    run.result.shared_links = run.result.shared_links || shared || !all[i]->kv_routes.empty();
   }
 }
 

@@ -143,6 +143,7 @@ void replica_actor(Shared* sh, int r) {
       now += t;  // the replica's clock: the sum of its step times since it last waited, in both modes
     }
     ++sh->result.steps;
+    sh->result.flow_steps += sh->flows[r];
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
     sched.finish_step(step, now, r, done);

@@ -221,6 +221,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   r.kv_peak_usage = run.kv_peak_usage;
   r.shared_links = run.shared_links;
   r.flow_collectives = run.flow_collectives;
+  r.flow_step_share = run.steps > 0 ? double(run.flow_steps) / double(run.steps) : 0;
   if (span > 0) {
     r.throughput_tok_s = tokens / span;
     r.throughput_req_s = n / span;

@@ -76,9 +76,9 @@ struct Stop {
 };
 
 // The run time of the whole search is bounded by a budget of simulated work, counted without a
-// clock (so output stays deterministic): one evaluation costs the base run's output tokens, a
-// configuration whose replicas share links (its collectives run as SimGrid flows, ~20x the cost
-// of the closed form per step) 20 times over, plus PLAN_WORK per configuration for its plans.
+// clock (so output stays deterministic): one evaluation costs the base run's output tokens, those
+// of steps whose collectives ran as SimGrid flows (~20x the cost of the closed form per step) 20
+// times over, plus PLAN_WORK per configuration for its plans.
 // The main job (about 14,000 units per evaluation) is allowed ~170 evaluations and uses ~100; a scenario of 300
 // requests on three configurations ~9; past the budget, probes say they were not searched.
 constexpr double WORK_BUDGET = 2.5e6;
@@ -90,7 +90,7 @@ double evaluation_work(const ScenarioResult& base) {
   for (const auto& c : base.configs) {
     double tokens = 0;
     for (const auto& r : c.records) tokens += double(r.output_tokens);
-    w += tokens * (c.shared_links ? FLOW_FACTOR : 1) + PLAN_WORK;
+    w += tokens * (1 + (FLOW_FACTOR - 1) * c.flow_step_share) + PLAN_WORK;
   }
   return w;
 }

@@ -87,6 +87,7 @@ struct ConfigResult {
   bool saturated = false;
   bool shared_links = false;
   long flow_collectives = 0;
+  double flow_step_share = 0;            // of the serving run's steps, those run as SimGrid flows
   std::optional<DisaggregationResult> disaggregation;  // set for an xPyD configuration
   std::vector<RequestRecord> records;
   std::optional<FigureBounds> bounds;    // set by the runner when the configuration fits

@@ -50,3 +50,23 @@ TEST_CASE("a KV transfer and the next prefill's all-reduces share NVSwitch ports
   // The second transfer runs alone (the prefill pool is idle by then): bytes / bandwidth + latency.
   CHECK(second.kv_transfer_s == doctest::Approx(alone).epsilon(1e-9));
 }
+
+TEST_CASE("an instance whose links only KV routes share runs its collectives as flows only while a transfer is in flight") {
+  const Scenario s = load_scenario(ROOT + "/tests/data/pd_contention.yaml");
+  const ScenarioResult r = run_scenario(s, {});
+  RunOptions forced;
+  forced.force_flows = true;
+  const ScenarioResult all = run_scenario(s, forced);
+  const ConfigResult &c = r.configs.at(0), &f = all.configs.at(0);
+  // Forced, every collective of every step is a flow; by default the decode instance's steps after
+  // the last transfer (no transfer in flight on its ports) take the closed form, and the prefill
+  // that runs beside the first transfer still runs as flows (the contention case above).
+  CHECK(c.flow_collectives > 0);
+  CHECK(c.flow_collectives < f.flow_collectives);
+  // The closed form and the flows agree where nothing contends: the same records, to 0.1%.
+  REQUIRE(c.records.size() == f.records.size());
+  for (std::size_t i = 0; i < c.records.size(); ++i) {
+    CHECK(c.records[i].first_token_s == doctest::Approx(f.records[i].first_token_s).epsilon(1e-3));
+    CHECK(c.records[i].finish_s == doctest::Approx(f.records[i].finish_s).epsilon(1e-3));
+  }
+}
