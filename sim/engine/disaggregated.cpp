@@ -94,6 +94,7 @@ void transfer_actor(Run* run, Handoff h, int d) {
     comms.push_back(sg4::Comm::sendto_async(sg4::Host::by_name(f.leg.src_host), sg4::Host::by_name(f.leg.dst_host),
                                             static_cast<uint64_t>(std::llround(std::max(1.0, bytes)))));
   }
+  run->result.events += long(comms.size()) + 1;
   for (auto& c : comms) c->wait();
   --in_flight;
   const double now = sg4::Engine::get_clock();
@@ -148,10 +149,10 @@ void instance_loop(Run& run, Instance& inst, const PoolRunSpec& pool, int replic
       const StepPlan plan = plan_step(step_ops(*spec.model, parallel, step.work), pool.gpu, *spec.collectives, *inst.gpus, spec.trace != nullptr);
       execute_step(plan, run, *inst.gpus, flows);
     } else {
+      ++run.result.events;
       sg4::this_actor::sleep_for(timer.closed_form_s(step.work));
     }
     ++run.result.steps;
-    run.result.flow_steps += flows;
     run.result.kv_peak_usage = std::max(run.result.kv_peak_usage, inst.scheduler.kv_usage());
     done.clear();
     inst.scheduler.finish_step(step, sg4::Engine::get_clock() - run.start, replica, done);

@@ -50,8 +50,10 @@ struct Shared : StepEnv {
   double arrived = 0;
   double now() const { return sg4::Engine::get_clock() - start; }
   // Brings the engine's clock up to a replica's own clock (no-op when they agree).
-  void catch_up(double clock) const {
-    if (start + clock > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(start + clock);
+  void catch_up(double clock) {
+    if (start + clock <= sg4::Engine::get_clock()) return;
+    ++result.events;
+    sg4::this_actor::sleep_until(start + clock);
   }
 };
 
@@ -69,6 +71,7 @@ void run_flows(const CollectivePlan& c, StepEnv& sh) {
     comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(std::llround(std::max(1.0, f.bytes)))));
   }
   const double start = sg4::Engine::get_clock();
+  sh.result.events += long(comms.size());
   for (std::size_t i = 0; i < comms.size(); ++i) {
     comms[i]->wait();
     if (!sh.spec->trace) continue;
@@ -88,14 +91,17 @@ void run_segments(const std::vector<Segment>& segs, StepEnv& sh, const std::vect
     if (trace) {
       for (const auto& [name, t] : seg.ops) {
         trace_on_gpus(sh, gpus, name, sg4::Engine::get_clock(), t);
+        ++sh.result.events;
         sg4::this_actor::sleep_for(t);
       }
     } else if (seg.compute_s > 0) {
+      ++sh.result.events;
       sg4::this_actor::sleep_for(seg.compute_s);
     }
     if (!seg.collective) continue;
     const CollectivePlan& c = *seg.collective;
     const double start = sg4::Engine::get_clock();
+    sh.result.events += (c.latency_s > 0) + !flows;
     if (c.latency_s > 0) sg4::this_actor::sleep_for(c.latency_s);
     if (flows) run_flows(c, sh);
     else sg4::this_actor::sleep_for(c.bandwidth_s);
@@ -139,11 +145,11 @@ void replica_actor(Shared* sh, int r) {
       now += t;
     } else {
       sh->catch_up(now);
+      ++sh->result.events;
       sg4::this_actor::sleep_for(t);
       now += t;  // the replica's clock: the sum of its step times since it last waited, in both modes
     }
     ++sh->result.steps;
-    sh->result.flow_steps += sh->flows[r];
     sh->result.kv_peak_usage = std::max(sh->result.kv_peak_usage, sched.kv_usage());
     done.clear();
     sched.finish_step(step, now, r, done);

@@ -43,7 +43,7 @@ struct RunResult {
   double kv_peak_usage = 0;            // highest fraction of KV blocks in use on any replica
   double makespan_s = 0;               // first arrival to last completion
   long steps = 0;
-  long flow_steps = 0;                 // steps whose collectives ran as SimGrid flows
+  long events = 0;                     // SimGrid waits the run's actors made (sleeps, flows): its cost
   long flow_collectives = 0;           // collectives run as SimGrid flows
   bool shared_links = false;           // some replicas share a link
 };

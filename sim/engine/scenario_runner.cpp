@@ -221,7 +221,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   r.kv_peak_usage = run.kv_peak_usage;
   r.shared_links = run.shared_links;
   r.flow_collectives = run.flow_collectives;
-  r.flow_step_share = run.steps > 0 ? double(run.flow_steps) / double(run.steps) : 0;
+  r.events = run.events;
   if (span > 0) {
     r.throughput_tok_s = tokens / span;
     r.throughput_req_s = n / span;
@@ -490,7 +490,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
   res.model_shape = {in.model.hidden_size, in.model.num_layers, 2.0, in.model.weight_bytes(), in.model.parallel_block ? 1 : 2,
                      gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes()).hbm_Bps};
   attach_intervals(res, in.calibration.get());
-  res.what_would_change = what_would_change(s, in, res, opt);
+  res.what_would_change = what_would_change(s, in, res, opt, res.what_would_change_scope);
   return res;
 }
 

@@ -76,44 +76,49 @@ struct Stop {
 };
 
 // The run time of the whole search is bounded by a budget of simulated work, counted without a
-// clock (so output stays deterministic): one evaluation costs the base run's output tokens, those
-// of steps whose collectives ran as SimGrid flows (~20x the cost of the closed form per step) 20
-// times over, plus PLAN_WORK per configuration for its plans.
-// The main job (about 14,000 units per evaluation) is allowed ~170 evaluations and uses ~100; a scenario of 300
-// requests on three configurations ~9; past the budget, probes say they were not searched.
-constexpr double WORK_BUDGET = 2.5e6;
-constexpr double FLOW_FACTOR = 20;
-constexpr double PLAN_WORK = 1000;
+// clock (so output stays deterministic) from what each evaluation actually ran, in microseconds
+// of this 2-core machine: per output token simulated, per SimGrid wait (a step slept, a flow,
+// a transfer) and per configuration planned. Fitted to the CPU time of eight scenarios run
+// alone (the 70B search's 110 runs: 56 M tokens, 0.3 M waits, 7.2 s; the main job: 0.23 M waits
+// of its flows, 0.8 s; the PD scenario, 0.3 s): 0.12 us a token, 3 us a wait. The budget is
+// 2.5 s of it, so that a search's answer stays within its 10 s (bench/); probes past it say
+// they were not searched.
+constexpr double WORK_BUDGET_US = 2.5e6;
+constexpr double TOKEN_US = 0.12, WAIT_US = 3, PLAN_US = 1000;
 
-double evaluation_work(const ScenarioResult& base) {
+double evaluation_work_us(const std::vector<ConfigResult>& configs) {
   double w = 0;
-  for (const auto& c : base.configs) {
+  for (const auto& c : configs) {
     double tokens = 0;
     for (const auto& r : c.records) tokens += double(r.output_tokens);
-    w += tokens * (1 + (FLOW_FACTOR - 1) * c.flow_step_share) + PLAN_WORK;
+    w += tokens * TOKEN_US + double(c.events) * WAIT_US + PLAN_US;
   }
   return w;
 }
 
-// Evaluations left to this scenario's search; spent one at a time.
+// The budget's work so far; an evaluation starts only while some is left.
 struct Budget {
-  long left = 0, total = 0;
-  void spend() {
-    if (left <= 0) throw Stop{fmt::format("tpsim's budget of {} evaluations for this scenario is spent (what_would_change: lists fewer inputs)", total)};
-    --left;
+  double spent_us = 0;
+  void check() const {
+    if (spent_us >= WORK_BUDGET_US)
+      throw Stop{fmt::format("tpsim's budget of {:.1f} s of simulation for this scenario is spent (what_would_change: lists fewer inputs)",
+                             WORK_BUDGET_US / 1e6)};
   }
+  void spend(const std::vector<ConfigResult>& evaluated) { spent_us += evaluation_work_us(evaluated); }
 };
 
 // The configurations with the probed input at v. An input error at a what-if point (a prompt
 // beyond the context, say) ends the search there: it is not the user's mistake.
 std::vector<ConfigResult> evaluate_at(const Scenario& s, const Inputs& in, const std::string& parameter, double v, Budget& budget,
                                      const std::string& always = "") {
-  budget.spend();
+  budget.check();
   Scenario point = s;
   apply_sweep_value(point, parameter, v);
   try {
-    if (parameter == "model.weight_bytes") return evaluate(point, with_scenario_model(in, point), always);
-    return evaluate(point, in, always);
+    std::vector<ConfigResult> at = parameter == "model.weight_bytes" ? evaluate(point, with_scenario_model(in, point), always)
+                                                                     : evaluate(point, in, always);
+    budget.spend(at);
+    return at;
   } catch (const InputError& e) {
     throw Stop{e.what()};
   } catch (const ValueError& e) {
@@ -365,8 +370,9 @@ std::vector<Change> probe_p2p(const Scenario& s, const Inputs& in, const std::st
     Change c{"collectives.p2p", "", std::nullopt, std::nullopt, label, winner};
     c.evaluations = 1;
     try {
-      budget.spend();
+      budget.check();
       const auto at = evaluate(point, in, winner);
+      budget.spend(at);
       const std::string w = winner_of(at, s.objective);
       if (w != winner) c.to = w, c.why = describe(at, winner, w, objective_name(s.objective));
       else if (const ConfigResult* t = find(at, w)) c.why = fmt::format("no change, the same winner ({})", objective_metric(*t, objective_name(s.objective)));
@@ -397,6 +403,37 @@ Probe user_probe(const ProbeSpec& ps, const Scenario& s, const Inputs& in) {
   return pr;
 }
 
+// A search's probes re-run its best splits that fit and every split that does not fit yet (a
+// smaller model or more memory may let one in); the others (saturated or far behind at the base)
+// are left out, and the output says which.
+constexpr std::size_t CONTENDERS = 4;
+
+// The configurations a probe re-runs: all of them, or for a search with more than CONTENDERS
+// that fit, the CONTENDERS best of its ranking that fit and every one that does not; `scope`
+// says so. The base results are restricted alike.
+std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const ScenarioResult& base, std::string& scope) {
+  if (!base.search) return {s, base};
+  std::vector<std::size_t> fit, rest;
+  for (std::size_t i : base.search->ranking) (base.configs[i].memory.fits ? fit : rest).push_back(i);
+  if (fit.size() <= CONTENDERS) return {s, base};
+  std::vector<std::string> kept, dropped;
+  std::set<std::string> keep;
+  for (std::size_t k = 0; k < fit.size(); ++k) (k < CONTENDERS ? kept : dropped).push_back(base.configs[fit[k]].name);
+  keep.insert(kept.begin(), kept.end());
+  for (std::size_t i : rest) keep.insert(base.configs[i].name);
+  Scenario narrowed = s;
+  narrowed.configs.clear();
+  for (const auto& c : s.configs)
+    if (keep.count(c.name)) narrowed.configs.push_back(c);
+  ScenarioResult priced = base;
+  priced.configs.clear();
+  for (const auto& c : base.configs)
+    if (keep.count(c.name)) priced.configs.push_back(c);
+  scope = fmt::format("probes re-ran the {} best splits that fit ({}) and the {} that do not fit; not the {} behind them ({})",
+                      kept.size(), fmt::join(kept, ", "), rest.size(), dropped.size(), fmt::join(dropped, ", "));
+  return {narrowed, priced};
+}
+
 }  // namespace
 
 void check_what_would_change(const Scenario& s, const Inputs& in) {
@@ -405,9 +442,10 @@ void check_what_would_change(const Scenario& s, const Inputs& in) {
     if (ps.parameter != "objective" && ps.parameter != "collectives.p2p") user_probe(ps, s, in);
 }
 
-std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in, const ScenarioResult& base, const RunOptions& opt) {
+std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in, const ScenarioResult& full_base, const RunOptions& opt,
+                                      std::string& scope) {
   if (!scenario.what_would_change.enabled) return {};
-  Scenario s = scenario;
+  auto [s, base] = contenders(scenario, full_base, scope);
   s.sweep.reset();
   // Every user probe is checked before anything runs.
   std::vector<std::variant<Probe, std::string>> probes;
@@ -427,13 +465,12 @@ std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in
   std::vector<Change> out;
   if (base.recommendation.empty()) return out;
   Budget budget;
-  budget.left = budget.total = long(WORK_BUDGET / evaluation_work(base));
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const auto* named = std::get_if<std::string>(&probes[i]);
     if (opt.progress)
       opt.progress(fmt::format("what would change: {} ({}/{})", named ? *named : std::get<Probe>(probes[i]).parameter, i + 1, probes.size()));
     std::vector<Change> c = !named                      ? probe_numeric(s, in, std::get<Probe>(probes[i]), base, budget)
-                            : *named == "objective"     ? probe_objectives(s, base)
+                            : *named == "objective"     ? probe_objectives(scenario, full_base)
                                                         : probe_p2p(s, in, base.recommendation, budget);
     out.insert(out.end(), c.begin(), c.end());
   }

@@ -23,6 +23,8 @@ namespace tpsim {
 // Called before anything is simulated.
 void check_what_would_change(const Scenario& s, const Inputs& in);
 // `base` holds the base run's configurations and winner. Throws InputError for a bad range.
-std::vector<Change> what_would_change(const Scenario& s, const Inputs& in, const ScenarioResult& base, const RunOptions& opt);
+// `scope` is set when the probes re-run only some configurations of a search (contenders in the .cpp).
+std::vector<Change> what_would_change(const Scenario& s, const Inputs& in, const ScenarioResult& base, const RunOptions& opt,
+                                      std::string& scope);
 
 }  // namespace tpsim

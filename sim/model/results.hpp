@@ -87,7 +87,7 @@ struct ConfigResult {
   bool saturated = false;
   bool shared_links = false;
   long flow_collectives = 0;
-  double flow_step_share = 0;            // of the serving run's steps, those run as SimGrid flows
+  long events = 0;                       // SimGrid waits of the serving run (its cost: what_would_change's budget)
   std::optional<DisaggregationResult> disaggregation;  // set for an xPyD configuration
   std::vector<RequestRecord> records;
   std::optional<FigureBounds> bounds;    // set by the runner when the configuration fits
@@ -173,6 +173,7 @@ struct ScenarioResult {
   std::string confidence, confidence_why;
   std::vector<std::string> grounding;     // what the numbers rest on: calibration file and sources, or datasheet defaults
   std::vector<Change> what_would_change;  // empty when the scenario turns it off
+  std::string what_would_change_scope;    // which configurations its probes re-ran, when not all
   ModelShape model_shape;
 };
 

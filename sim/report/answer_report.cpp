@@ -72,6 +72,7 @@ std::string table_what_would_change(const ScenarioResult& r) {
   std::string out;
   if (r.what_would_change.empty()) return out;
   out += fmt::format("\nwhat would change the answer (winner {} by {}):\n", r.recommendation, r.objective);
+  if (!r.what_would_change_scope.empty()) out += "  (" + r.what_would_change_scope + ")\n";
   for (const auto& c : r.what_would_change)
     if (!c.to.empty()) out += "  " + change_line(c) + "\n";
   std::string same;
@@ -113,6 +114,7 @@ void add_answer_json(json& j, const ScenarioResult& r) {
     w.push_back(e);
   }
   j["what_would_change"] = w;
+  j["what_would_change_scope"] = r.what_would_change_scope.empty() ? json(nullptr) : json(r.what_would_change_scope);
 }
 
 std::string markdown_grounding(const ScenarioResult& r) {
@@ -158,6 +160,7 @@ std::string markdown_what_would_change(const ScenarioResult& r) {
                     "found by a scan and a bisection over tpsim's own simulation (every configuration re-planned, re-run where it "
                     "could still win).\n\n",
                     r.objective, r.recommendation, r.confidence.empty() ? "" : ", " + r.confidence + " (" + r.confidence_why + ")");
+  if (!r.what_would_change_scope.empty()) md += "Scope: the " + r.what_would_change_scope + ".\n\n";
   for (const auto& c : r.what_would_change)
     if (!c.to.empty()) md += fmt::format("- **{}**{}: **{}** becomes the choice — {}.\n", what_changes(c), where(c), c.to, c.why);
   std::string same;

@@ -1,5 +1,9 @@
-// Disaggregated serving on the engine: one test case per process (one SimGrid Engine each).
+// Disaggregated serving on the engine, and a search's what-would-change scope: one test case per
+// process (one SimGrid Engine each).
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fmt/format.h>
 
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
@@ -69,4 +73,21 @@ TEST_CASE("an instance whose links only KV routes share runs its collectives as 
     CHECK(c.records[i].first_token_s == doctest::Approx(f.records[i].first_token_s).epsilon(1e-3));
     CHECK(c.records[i].finish_s == doctest::Approx(f.records[i].finish_s).epsilon(1e-3));
   }
+}
+
+TEST_CASE("a search's probes re-run its four best splits that fit and every split that does not, and say so") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/search_scope.yaml"), {});
+  REQUIRE(r.search);
+  std::vector<std::string> fit;
+  for (std::size_t i : r.search->ranking)
+    if (r.configs[i].memory.fits) fit.push_back(r.configs[i].name);
+  REQUIRE(fit.size() > 4);
+  // "probes re-ran the 4 best splits that fit (A, B, C, D) and the 0 that do not fit; not the 3 behind them (E, F, G)"
+  const std::string& scope = r.what_would_change_scope;
+  CAPTURE(scope);
+  CHECK(scope.find(fmt::format("the 4 best splits that fit ({}, {}, {}, {})", fit[0], fit[1], fit[2], fit[3])) != std::string::npos);
+  CHECK(scope.find(fmt::format("not the {} behind them ({}", fit.size() - 4, fit[4])) != std::string::npos);
+  // A new winner a probe finds is one of the splits it re-ran.
+  for (const auto& c : r.what_would_change)
+    if (!c.to.empty() && c.parameter != "objective") CHECK(std::find(fit.begin(), fit.begin() + 4, c.to) != fit.begin() + 4);
 }
