@@ -429,8 +429,8 @@ std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const Scenario
   priced.configs.clear();
   for (const auto& c : base.configs)
     if (keep.count(c.name)) priced.configs.push_back(c);
-  scope = fmt::format("probes re-ran the {} best splits that fit ({}) and the {} that do not fit; not the {} behind them ({})",
-                      kept.size(), fmt::join(kept, ", "), rest.size(), dropped.size(), fmt::join(dropped, ", "));
+  scope = fmt::format("probes re-ran the {} best splits that fit ({}){}; not the {} behind them ({})", kept.size(), fmt::join(kept, ", "),
+                      rest.empty() ? "" : fmt::format(" and the {} that do not fit", rest.size()), dropped.size(), fmt::join(dropped, ", "));
   return {narrowed, priced};
 }
 
