@@ -4,7 +4,9 @@
 //   2. serving: bench/serving_10k.yaml (10,000 requests, 3 configurations): simulated output
 //      tokens per wall second, wall time and peak memory; then the same with a measured GEMM
 //      table (calibrate/fitted/a100.yaml, 7,216 shapes), whose lookups sit on the step's path;
-//   3. search: scenarios/search_dgx_a100_llama70b.yaml, every split of a DGX A100 at ten rates.
+//      what would change the answer is off there, and timed on its own after;
+//   3. search: scenarios/search_dgx_a100_llama70b.yaml, every split of a DGX A100 at ten rates,
+//      alone and then with its what-would-change probes.
 // Run from the project root: ./build/bench/tpsim_bench
 #include <chrono>
 #include <fmt/format.h>
@@ -29,10 +31,12 @@ static double cpu_seconds() {
 }
 
 // Every split of a DGX A100 for Llama-3.1-70B at ten arrival rates x 2,000 requests.
+// The search alone, then its what-would-change probes on top.
 static int search_bench() {
-  const Scenario search = load_scenario("scenarios/search_dgx_a100_llama70b.yaml");
-  const auto t0 = Clock::now();
-  const double cpu0 = cpu_seconds();
+  Scenario search = load_scenario("scenarios/search_dgx_a100_llama70b.yaml");
+  search.what_would_change.enabled = false;
+  auto t0 = Clock::now();
+  double cpu0 = cpu_seconds();
   const ScenarioResult found = run_scenario(search, {});
   const double wall_s = seconds_since(t0), cpu_s = cpu_seconds() - cpu0;
   rusage usage{};
@@ -40,6 +44,14 @@ static int search_bench() {
   fmt::print("search:      {} splits x ({} swept rates + the base rate) x {} requests in {:.2f} s wall, {:.2f} s CPU; peak RSS {:.0f} MiB\n",
              found.configs.size(), search.sweep ? search.sweep->values.size() : 0, search.workload.requests, wall_s, cpu_s,
              usage.ru_maxrss / 1024.0);
+  search.what_would_change.enabled = true;
+  t0 = Clock::now();
+  cpu0 = cpu_seconds();
+  const ScenarioResult answered = run_scenario(search, {});
+  int evaluations = 0;
+  for (const auto& c : answered.what_would_change) evaluations += c.evaluations;
+  fmt::print("             what would change on top: {:.2f} s wall, {:.2f} s CPU, {} evaluations\n", seconds_since(t0) - wall_s,
+             cpu_seconds() - cpu0 - cpu_s, evaluations);
   return 0;
 }
 
@@ -70,7 +82,9 @@ int main(int argc, char** argv) {
              collectives / wall, collectives, wall, closed_rate / (collectives / wall));
 
   // 2. Serving speed: one SimGrid event per step (as before fast-forward), then fast-forward.
-  const Scenario serving = load_scenario("bench/serving_10k.yaml");
+  // What would change the answer is timed on its own (below): these runs time the serving engine.
+  Scenario serving = load_scenario("bench/serving_10k.yaml");
+  serving.what_would_change.enabled = false;
   RunOptions stepping;
   stepping.fast_forward = false;
   t0 = Clock::now();
@@ -100,6 +114,17 @@ int main(int argc, char** argv) {
   run_scenario(calibrated, {});
   const double calibrated_wall = seconds_since(t0);
   fmt::print("serving with a GEMM table: {:.2f} s wall, {:.2f}x the datasheet run\n", calibrated_wall, calibrated_wall / serving_wall);
+
+  // What would change the answer on the same scenario: the probes its work budget allows.
+  Scenario probed = serving;
+  probed.what_would_change.enabled = true;
+  t0 = Clock::now();
+  cpu0 = cpu_seconds();
+  const ScenarioResult answered = run_scenario(probed, {});
+  int evaluations = 0;
+  for (const auto& c : answered.what_would_change) evaluations += c.evaluations;
+  fmt::print("what would change (same scenario): {:.2f} s wall, {:.2f} s CPU more than the run alone, {} evaluations\n",
+             seconds_since(t0) - serving_wall, cpu_seconds() - cpu0 - serving_cpu, evaluations);
 
   // 3. Search, in a process of its own (one SimGrid platform per process).
   std::fflush(stdout);

@@ -218,7 +218,24 @@ std::vector<Op> layer_ops(const LayerContext& x, bool moe, bool sliding) {
   return L;
 }
 
+// A layer's attention ops alone (step_attention_ops).
+std::vector<Op> attention_layer_ops(const LayerContext& x, bool sliding) {
+  std::vector<Op> L;
+  attention_ops(L, x.model, x.sh, x.mine, sliding ? x.model.sliding_window : 0);
+  return L;
+}
+
+StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch, bool attention_only);
+
 }  // namespace
+
+StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
+  return build_step_ops(model, par, batch, false);
+}
+
+StepOps step_attention_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
+  return build_step_ops(model, par, batch, true);
+}
 
 StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp, bool sequence_parallel) {
   Parallelism par;
@@ -226,15 +243,19 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   return step_ops(model, par, batch);
 }
 
-StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
+namespace {
+
+StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch, bool attention_only) {
   const Sharding sh = check_tp(model, par.tp);
   check_ep(model, par);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
   const double d = model.hidden_size;
   const int dp = par.attention_dp();
-  const std::vector<SequenceWork> mine = dp > 1 ? busiest_group(batch, dp) : batch;
+  std::vector<SequenceWork> busiest;
+  if (dp > 1) busiest = busiest_group(batch, dp);
+  const std::vector<SequenceWork>& mine = dp > 1 ? busiest : batch;
   const StepShape shape = shape_of(mine);
-  const LayerContext x{model, par, sh, mine, shape.m, shape_of(batch).m};
+  const LayerContext x{model, par, sh, mine, shape.m, dp > 1 ? shape_of(batch).m : shape.m};
 
   StepOps ops;
   ops.sequences = int(mine.size());  // this attention group's: its host and its graphs
@@ -242,14 +263,6 @@ StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vect
   ops.attention_dp = dp;
   ops.stage_layers = stage_layers(model, par.pp);
   ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
-  Op embed;
-  embed.kind = OpKind::embedding;
-  embed.name = "embedding";
-  // The m token rows (and m position rows of a learned table) read, the activations written.
-  embed.weight_bytes = x.m * d * s * (model.learned_positions > 0 ? 2 : 1);
-  embed.bytes = embed.weight_bytes + x.m * d * act;
-  ops.prologue.push_back(embed);
-
   std::vector<int> kind_of_key(4, -1);  // key: MoE x 2 + sliding
   for (std::size_t st = 0, l = 0; st < ops.stage_layers.size(); ++st) {
     ops.stage_kinds.emplace_back(ops.kinds.size(), 0);
@@ -258,12 +271,21 @@ StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vect
       int& kind = kind_of_key[std::size_t(moe) * 2 + std::size_t(sliding)];
       if (kind < 0) {
         kind = int(ops.kinds.size());
-        ops.kinds.push_back(layer_ops(x, moe, sliding));
+        ops.kinds.push_back(attention_only ? attention_layer_ops(x, sliding) : layer_ops(x, moe, sliding));
         for (auto& counts : ops.stage_kinds) counts.resize(ops.kinds.size(), 0);
       }
       ++ops.stage_kinds[st][std::size_t(kind)];
     }
   }
+  if (attention_only) return ops;
+
+  Op embed;
+  embed.kind = OpKind::embedding;
+  embed.name = "embedding";
+  // The m token rows (and m position rows of a learned table) read, the activations written.
+  embed.weight_bytes = x.m * d * s * (model.learned_positions > 0 ? 2 : 1);
+  embed.bytes = embed.weight_bytes + x.m * d * act;
+  ops.prologue.push_back(embed);
 
   const double sequences = shape.sequences;
   ops.epilogue.push_back(elementwise("final_norm", sequences * d, 4));
@@ -272,4 +294,5 @@ StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vect
   return ops;
 }
 
+}  // namespace
 }  // namespace tpsim

@@ -97,6 +97,9 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
 // With attention data parallelism `batch` is the whole EP group's: sequence i runs on attention
 // group i mod (ep / tp), and the step's attention is the busiest group's.
 StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch);
+// The same step with only each layer kind's attention ops (no prologue, epilogue, GEMMs or
+// collectives): what StepTimer re-times per step; its kinds and stage_kinds match step_ops'.
+StepOps step_attention_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch);
 
 // Layers of each of `pp` stages; throws ValueError when pp exceeds the layers.
 std::vector<int> stage_layers(const ModelCard& model, int pp);

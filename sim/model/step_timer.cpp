@@ -13,21 +13,21 @@ StepTimer::StepTimer(const ModelCard& model, const Parallelism& parallel, const 
                      std::vector<int> replica)
     : model_(model), parallel_(parallel), gpu_(gpu), collectives_(collectives), replica_(std::move(replica)) {}
 
-const Breakdown& StepTimer::fixed(const StepOps& ops, long long tokens) {
-  const std::pair key{tokens, (long long)ops.sequences};
+const Breakdown& StepTimer::fixed(const std::vector<SequenceWork>& batch, long long tokens, int sequences) {
+  const std::pair key{tokens, (long long)sequences};
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   if (memo_.size() >= MEMO_LIMIT) memo_.clear();
-  Breakdown b = plan_step(ops, gpu_, collectives_, replica_).breakdown;
+  Breakdown b = plan_step(step_ops(model_, parallel_, batch), gpu_, collectives_, replica_).breakdown;
   b.attention = 0, b.host = 0;
   return memo_.emplace(key, b).first->second;
 }
 
 double StepTimer::closed_form_s(const std::vector<SequenceWork>& batch) {
-  const StepOps ops = step_ops(model_, parallel_, batch);
+  const StepOps ops = step_attention_ops(model_, parallel_, batch);
   long long tokens = 0;
   for (const auto& s : batch) tokens += s.new_tokens;
-  Breakdown b = fixed(ops, tokens);
+  Breakdown b = fixed(batch, tokens, ops.sequences);
   // As plan_step sums it: each stage's layers kind by kind, each kind's attention ops.
   for (const auto& counts : ops.stage_kinds)
     for (std::size_t kind = 0; kind < counts.size(); ++kind) {

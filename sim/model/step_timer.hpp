@@ -19,7 +19,7 @@ public:
   double closed_form_s(const std::vector<SequenceWork>& batch);
 
 private:
-  const Breakdown& fixed(const StepOps& ops, long long tokens);
+  const Breakdown& fixed(const std::vector<SequenceWork>& batch, long long tokens, int sequences);
 
   const ModelCard& model_;
   Parallelism parallel_;
