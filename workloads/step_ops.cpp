@@ -20,10 +20,11 @@ std::vector<Op> StepOps::flatten() const {
 }
 
 Sharding check_tp(const ModelCard& model, int tp) {
-  const std::string T = std::to_string(tp);
+  // Called at every step: the message strings are built only to throw.
+  auto T = [tp] { return std::to_string(tp); };
   if (tp < 1) throw ValueError("tp must be at least 1");
   if (model.num_heads % tp != 0)
-    throw ValueError("TP=" + T + " does not divide the " + std::to_string(model.num_heads) + " attention heads of " + model.name);
+    throw ValueError("TP=" + T() + " does not divide the " + std::to_string(model.num_heads) + " attention heads of " + model.name);
   Sharding s{tp, model.num_heads / tp, 0, false};
   if (model.num_kv_heads % tp == 0) {
     s.kv_heads_per_rank = model.num_kv_heads / tp;
@@ -31,7 +32,7 @@ Sharding check_tp(const ModelCard& model, int tp) {
     s.kv_heads_per_rank = 1;
     s.kv_replicated = true;
   } else {
-    throw ValueError("TP=" + T + " neither divides nor is a multiple of the " + std::to_string(model.num_kv_heads) +
+    throw ValueError("TP=" + T() + " neither divides nor is a multiple of the " + std::to_string(model.num_kv_heads) +
                      " KV heads of " + model.name);
   }
   return s;
@@ -262,7 +263,7 @@ StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std
   ops.tp = par.tp;
   ops.attention_dp = dp;
   ops.stage_layers = stage_layers(model, par.pp);
-  ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
+  if (!attention_only) ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
   std::vector<int> kind_of_key(4, -1);  // key: MoE x 2 + sliding
   for (std::size_t st = 0, l = 0; st < ops.stage_layers.size(); ++st) {
     ops.stage_kinds.emplace_back(ops.kinds.size(), 0);
