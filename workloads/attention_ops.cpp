@@ -55,6 +55,18 @@ void mla_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& sh, con
   L.push_back(gemm("o_proj", x.m, d, h * v, w(d, h * v)));
 }
 
+// GQA / MHA attention itself (no projections) over the step's query-key pairs and KV read.
+Op gqa_attention(const ModelCard& model, const Sharding& sh, const StepShape& x) {
+  const double hd = model.head_dim, q_cols = sh.heads_per_rank * hd, kv_cols = sh.kv_heads_per_rank * hd;
+  Op attn;
+  attn.kind = OpKind::attention;
+  attn.name = "attention";
+  attn.flops = 4 * x.pairs * q_cols;  // QK^T and PV, 2 flops per multiply-add
+  const double kv_token_bytes = 2 * kv_cols * model.kv_bytes_per_value;
+  attn.bytes = x.kv_tokens * kv_token_bytes + 2 * x.m * q_cols * ACT;  // read the KV cache (incl. new) + q in, out
+  return attn;
+}
+
 }  // namespace
 
 void attention_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& sh, const std::vector<SequenceWork>& batch, long window) {
@@ -63,14 +75,17 @@ void attention_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& s
   const double s = model.weight_bytes_per_param, d = model.hidden_size, hd = model.head_dim;
   const double q_cols = sh.heads_per_rank * hd, kv_cols = sh.kv_heads_per_rank * hd, qkv_cols = q_cols + 2 * kv_cols;
   L.push_back(gemm("qkv_proj", x.m, qkv_cols, d, model.linear_weight_bytes(qkv_cols, d, true) + (model.attention_bias ? qkv_cols * s : 0)));
-  Op attn;
-  attn.kind = OpKind::attention;
-  attn.name = "attention";
-  attn.flops = 4 * x.pairs * q_cols;  // QK^T and PV, 2 flops per multiply-add
-  const double kv_token_bytes = 2 * kv_cols * model.kv_bytes_per_value;
-  attn.bytes = x.kv_tokens * kv_token_bytes + 2 * x.m * q_cols * ACT;  // read the KV cache (incl. new) + q in, out
-  L.push_back(attn);
+  L.push_back(gqa_attention(model, sh, x));
   L.push_back(gemm("o_proj", x.m, d, q_cols, model.linear_weight_bytes(d, q_cols, true) + (model.attention_bias ? d / sh.tp * s : 0)));
+}
+
+Op attention_op(const ModelCard& model, const Sharding& sh, const std::vector<SequenceWork>& batch, long window) {
+  if (!model.mla.on()) return gqa_attention(model, sh, shape_of(batch, window));
+  std::vector<Op> L;
+  mla_ops(L, model, sh, batch, window);
+  for (const Op& op : L)
+    if (op.kind == OpKind::attention) return op;
+  return {};
 }
 
 }  // namespace tpsim::op_builders

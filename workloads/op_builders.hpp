@@ -22,6 +22,8 @@ StepShape shape_of(const std::vector<SequenceWork>& batch, long window = 0);
 // QKV (or MLA's projections), attention over the KV cache and the output projection of one
 // layer on one TP rank; `window` > 0: a sliding-window layer.
 void attention_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& sh, const std::vector<SequenceWork>& batch, long window);
+// The attention op alone of attention_ops (no projections).
+Op attention_op(const ModelCard& model, const Sharding& sh, const std::vector<SequenceWork>& batch, long window);
 
 // One MoE layer's MLP on one GPU: router, routed experts (sharded over TP, or spread over EP
 // with the dispatch and combine all-to-alls), shared experts. `m_rank`: the tokens of this

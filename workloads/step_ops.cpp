@@ -219,23 +219,43 @@ std::vector<Op> layer_ops(const LayerContext& x, bool moe, bool sliding) {
   return L;
 }
 
-// A layer's attention ops alone (step_attention_ops).
-std::vector<Op> attention_layer_ops(const LayerContext& x, bool sliding) {
-  std::vector<Op> L;
-  attention_ops(L, x.model, x.sh, x.mine, sliding ? x.model.sliding_window : 0);
-  return L;
-}
+StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch);
 
-StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch, bool attention_only);
+// A layer's kind key: MoE x 2 + sliding; kinds are numbered in the order they first appear.
+int layer_kind_key(const ModelCard& model, int layer) { return int(model.moe_layer(layer)) * 2 + int(model.sliding_layer(layer)); }
 
 }  // namespace
 
 StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
-  return build_step_ops(model, par, batch, false);
+  return build_step_ops(model, par, batch);
 }
 
-StepOps step_attention_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
-  return build_step_ops(model, par, batch, true);
+StepAttention::StepAttention(const ModelCard& model, const Parallelism& par) : model_(model), par_(par), sh_(check_tp(model, par.tp)) {
+  check_ep(model, par);
+  std::vector<int> kind_of_key(4, -1);
+  const std::vector<int> stages = stage_layers(model, par.pp);
+  for (std::size_t st = 0, l = 0; st < stages.size(); ++st) {
+    stage_kinds_.emplace_back(windows_.size(), 0);
+    for (int i = 0; i < stages[st]; ++i, ++l) {
+      int& kind = kind_of_key[std::size_t(layer_kind_key(model, int(l)))];
+      if (kind < 0) {
+        kind = int(windows_.size());
+        windows_.push_back(model.sliding_layer(int(l)) ? model.sliding_window : 0);
+        for (auto& counts : stage_kinds_) counts.resize(windows_.size(), 0);
+      }
+      ++stage_kinds_[st][std::size_t(kind)];
+    }
+  }
+}
+
+int StepAttention::ops(const std::vector<SequenceWork>& batch, std::vector<Op>& out) const {
+  const int dp = par_.attention_dp();
+  std::vector<SequenceWork> busiest;
+  if (dp > 1) busiest = busiest_group(batch, dp);
+  const std::vector<SequenceWork>& mine = dp > 1 ? busiest : batch;
+  out.resize(windows_.size());
+  for (std::size_t k = 0; k < windows_.size(); ++k) out[k] = attention_op(model_, sh_, mine, windows_[k]);
+  return int(mine.size());
 }
 
 StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>& batch, int pp, bool sequence_parallel) {
@@ -246,7 +266,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
 
 namespace {
 
-StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch, bool attention_only) {
+StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
   const Sharding sh = check_tp(model, par.tp);
   check_ep(model, par);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
@@ -263,23 +283,20 @@ StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std
   ops.tp = par.tp;
   ops.attention_dp = dp;
   ops.stage_layers = stage_layers(model, par.pp);
-  if (!attention_only) ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
-  std::vector<int> kind_of_key(4, -1);  // key: MoE x 2 + sliding
+  ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
+  std::vector<int> kind_of_key(4, -1);
   for (std::size_t st = 0, l = 0; st < ops.stage_layers.size(); ++st) {
     ops.stage_kinds.emplace_back(ops.kinds.size(), 0);
     for (int i = 0; i < ops.stage_layers[st]; ++i, ++l) {
-      const bool moe = model.moe_layer(int(l)), sliding = model.sliding_layer(int(l));
-      int& kind = kind_of_key[std::size_t(moe) * 2 + std::size_t(sliding)];
+      int& kind = kind_of_key[std::size_t(layer_kind_key(model, int(l)))];
       if (kind < 0) {
         kind = int(ops.kinds.size());
-        ops.kinds.push_back(attention_only ? attention_layer_ops(x, sliding) : layer_ops(x, moe, sliding));
+        ops.kinds.push_back(layer_ops(x, model.moe_layer(int(l)), model.sliding_layer(int(l))));
         for (auto& counts : ops.stage_kinds) counts.resize(ops.kinds.size(), 0);
       }
       ++ops.stage_kinds[st][std::size_t(kind)];
     }
   }
-  if (attention_only) return ops;
-
   Op embed;
   embed.kind = OpKind::embedding;
   embed.name = "embedding";

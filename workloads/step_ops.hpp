@@ -97,9 +97,24 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
 // With attention data parallelism `batch` is the whole EP group's: sequence i runs on attention
 // group i mod (ep / tp), and the step's attention is the busiest group's.
 StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch);
-// The same step with only each layer kind's attention ops (no prologue, epilogue, GEMMs or
-// collectives): what StepTimer re-times per step; its kinds and stage_kinds match step_ops'.
-StepOps step_attention_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch);
+
+// What StepTimer re-times per step: each layer kind's attention op, the kinds and stage_kinds
+// numbered as step_ops numbers them, worked out once per model and parallelism.
+class StepAttention {
+public:
+  StepAttention(const ModelCard& model, const Parallelism& par);  // throws as step_ops does
+  // Each kind's attention op for `batch` (the busiest attention group's with attention DP) into
+  // `out`; returns that group's sequences.
+  int ops(const std::vector<SequenceWork>& batch, std::vector<Op>& out) const;
+  const std::vector<std::vector<int>>& stage_kinds() const { return stage_kinds_; }
+
+private:
+  const ModelCard& model_;
+  Parallelism par_;
+  Sharding sh_;
+  std::vector<long> windows_;  // per kind: its sliding window (0: none)
+  std::vector<std::vector<int>> stage_kinds_;
+};
 
 // Layers of each of `pp` stages; throws ValueError when pp exceeds the layers.
 std::vector<int> stage_layers(const ModelCard& model, int pp);

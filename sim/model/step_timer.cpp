@@ -11,7 +11,7 @@ constexpr std::size_t MEMO_LIMIT = 1 << 16;  // (tokens, sequences) shapes kept;
 
 StepTimer::StepTimer(const ModelCard& model, const Parallelism& parallel, const GpuModel& gpu, const CollectiveModel& collectives,
                      std::vector<int> replica)
-    : model_(model), parallel_(parallel), gpu_(gpu), collectives_(collectives), replica_(std::move(replica)) {}
+    : model_(model), parallel_(parallel), gpu_(gpu), collectives_(collectives), replica_(std::move(replica)), attention_(model, parallel) {}
 
 const Breakdown& StepTimer::fixed(const std::vector<SequenceWork>& batch, long long tokens, int sequences) {
   const std::pair key{tokens, (long long)sequences};
@@ -24,20 +24,19 @@ const Breakdown& StepTimer::fixed(const std::vector<SequenceWork>& batch, long l
 }
 
 double StepTimer::closed_form_s(const std::vector<SequenceWork>& batch) {
-  const StepOps ops = step_attention_ops(model_, parallel_, batch);
+  const int sequences = attention_.ops(batch, attention_ops_);
   long long tokens = 0;
   for (const auto& s : batch) tokens += s.new_tokens;
-  Breakdown b = fixed(batch, tokens, ops.sequences);
-  // As plan_step sums it: each stage's layers kind by kind, each kind's attention ops.
-  for (const auto& counts : ops.stage_kinds)
+  Breakdown b = fixed(batch, tokens, sequences);
+  // As plan_step sums it: each stage's layers kind by kind, each kind's one attention op.
+  for (const auto& counts : attention_.stage_kinds())
     for (std::size_t kind = 0; kind < counts.size(); ++kind) {
       double attention = 0;
-      for (const Op& op : ops.kinds[kind])
-        if (op.kind == OpKind::attention) attention += op_time(op, gpu_);
+      attention += op_time(attention_ops_[kind], gpu_);
       b.attention += attention * counts[kind];
     }
   const double gpu_time = b.total();
-  const double host = gpu_.host_overhead_s + gpu_.host_per_sequence_s * ops.sequences;
+  const double host = gpu_.host_overhead_s + gpu_.host_per_sequence_s * sequences;
   b.host = gpu_.host_overlap ? std::max(0.0, host - gpu_time) : host;
   return b.total();
 }

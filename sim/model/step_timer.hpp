@@ -27,6 +27,8 @@ private:
   const CollectiveModel& collectives_;
   std::vector<int> replica_;
   std::map<std::pair<long long, long long>, Breakdown> memo_;  // by (tokens, sequences): attention and host left out
+  StepAttention attention_;        // each layer kind's attention op, re-timed per step
+  std::vector<Op> attention_ops_;  // its ops for the step being timed
 };
 
 }  // namespace tpsim
