@@ -78,13 +78,12 @@ struct Stop {
 // The run time of the whole search is bounded by a budget of simulated work, counted without a
 // clock (so output stays deterministic) from what each evaluation actually ran, in microseconds
 // of this 2-core machine: per output token simulated, per SimGrid wait (a step slept, a flow,
-// a transfer) and per configuration planned. Fitted to the CPU time of eight scenarios run
-// alone (the 70B search's 110 runs: 56 M tokens, 0.3 M waits, 7.2 s; the main job: 0.23 M waits
-// of its flows, 0.8 s; the PD scenario, 0.3 s): 0.12 us a token, 3 us a wait. The budget is
-// 2.5 s of it, so that a search's answer stays within its 10 s (bench/); probes past it say
-// they were not searched.
+// a transfer) and per configuration planned: 0.05 us a token (bench/: 9.0 M output tokens of the
+// 10,000-request run in 0.49 s of CPU) and 3 us a wait (the main job's 0.23 M waits of its flows
+// in 0.8 s). The budget is 2.5 s of it, so that a search's answer stays within its 10 s
+// (bench/); probes past it say they were not searched.
 constexpr double WORK_BUDGET_US = 2.5e6;
-constexpr double TOKEN_US = 0.12, WAIT_US = 3, PLAN_US = 1000;
+constexpr double TOKEN_US = 0.05, WAIT_US = 3, PLAN_US = 1000;
 
 double evaluation_work_us(const std::vector<ConfigResult>& configs) {
   double w = 0;
