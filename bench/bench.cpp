@@ -30,13 +30,26 @@ static double cpu_seconds() {
   return double(u.ru_utime.tv_sec) + double(u.ru_utime.tv_usec) * 1e-6;
 }
 
+// The scenario again with its what-would-change probes (the probes its work budget allows):
+// the time beyond the run alone (`wall_s`, `cpu_s`).
+static void print_what_would_change(const char* label, Scenario s, double wall_s, double cpu_s) {
+  s.what_would_change.enabled = true;
+  const auto t0 = Clock::now();
+  const double cpu0 = cpu_seconds();
+  const ScenarioResult answered = run_scenario(s, {});
+  int evaluations = 0;
+  for (const auto& c : answered.what_would_change) evaluations += c.evaluations;
+  fmt::print("{}: {:.2f} s wall, {:.2f} s CPU more than the run alone, {} evaluations\n", label, seconds_since(t0) - wall_s,
+             cpu_seconds() - cpu0 - cpu_s, evaluations);
+}
+
 // Every split of a DGX A100 for Llama-3.1-70B at ten arrival rates x 2,000 requests.
 // The search alone, then its what-would-change probes on top.
 static int search_bench() {
   Scenario search = load_scenario("scenarios/search_dgx_a100_llama70b.yaml");
   search.what_would_change.enabled = false;
-  auto t0 = Clock::now();
-  double cpu0 = cpu_seconds();
+  const auto t0 = Clock::now();
+  const double cpu0 = cpu_seconds();
   const ScenarioResult found = run_scenario(search, {});
   const double wall_s = seconds_since(t0), cpu_s = cpu_seconds() - cpu0;
   rusage usage{};
@@ -44,14 +57,7 @@ static int search_bench() {
   fmt::print("search:      {} splits x ({} swept rates + the base rate) x {} requests in {:.2f} s wall, {:.2f} s CPU; peak RSS {:.0f} MiB\n",
              found.configs.size(), search.sweep ? search.sweep->values.size() : 0, search.workload.requests, wall_s, cpu_s,
              usage.ru_maxrss / 1024.0);
-  search.what_would_change.enabled = true;
-  t0 = Clock::now();
-  cpu0 = cpu_seconds();
-  const ScenarioResult answered = run_scenario(search, {});
-  int evaluations = 0;
-  for (const auto& c : answered.what_would_change) evaluations += c.evaluations;
-  fmt::print("             what would change on top: {:.2f} s wall, {:.2f} s CPU, {} evaluations\n", seconds_since(t0) - wall_s,
-             cpu_seconds() - cpu0 - cpu_s, evaluations);
+  print_what_would_change("             what would change on top", search, wall_s, cpu_s);
   return 0;
 }
 
@@ -115,16 +121,7 @@ int main(int argc, char** argv) {
   const double calibrated_wall = seconds_since(t0);
   fmt::print("serving with a GEMM table: {:.2f} s wall, {:.2f}x the datasheet run\n", calibrated_wall, calibrated_wall / serving_wall);
 
-  // What would change the answer on the same scenario: the probes its work budget allows.
-  Scenario probed = serving;
-  probed.what_would_change.enabled = true;
-  t0 = Clock::now();
-  cpu0 = cpu_seconds();
-  const ScenarioResult answered = run_scenario(probed, {});
-  int evaluations = 0;
-  for (const auto& c : answered.what_would_change) evaluations += c.evaluations;
-  fmt::print("what would change (same scenario): {:.2f} s wall, {:.2f} s CPU more than the run alone, {} evaluations\n",
-             seconds_since(t0) - serving_wall, cpu_seconds() - cpu0 - serving_cpu, evaluations);
+  print_what_would_change("what would change (same scenario)", serving, serving_wall, serving_cpu);
 
   // 3. Search, in a process of its own (one SimGrid platform per process).
   std::fflush(stdout);
