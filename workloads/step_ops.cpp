@@ -219,33 +219,38 @@ std::vector<Op> layer_ops(const LayerContext& x, bool moe, bool sliding) {
   return L;
 }
 
-StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch);
+// The distinct layers of a model over its pipeline stages: kinds (MoE x sliding) numbered in
+// the order they first appear, each kind's first layer, and per stage how many of each it runs.
+struct LayerKinds {
+  std::vector<int> first_layer;
+  std::vector<std::vector<int>> stage_kinds;
+};
 
-// A layer's kind key: MoE x 2 + sliding; kinds are numbered in the order they first appear.
-int layer_kind_key(const ModelCard& model, int layer) { return int(model.moe_layer(layer)) * 2 + int(model.sliding_layer(layer)); }
+LayerKinds layer_kinds(const ModelCard& model, const std::vector<int>& stage_layers) {
+  LayerKinds k;
+  std::vector<int> kind_of_key(4, -1);
+  for (std::size_t st = 0, l = 0; st < stage_layers.size(); ++st) {
+    k.stage_kinds.emplace_back(k.first_layer.size(), 0);
+    for (int i = 0; i < stage_layers[st]; ++i, ++l) {
+      int& kind = kind_of_key[std::size_t(model.moe_layer(int(l))) * 2 + std::size_t(model.sliding_layer(int(l)))];
+      if (kind < 0) {
+        kind = int(k.first_layer.size());
+        k.first_layer.push_back(int(l));
+        for (auto& counts : k.stage_kinds) counts.resize(k.first_layer.size(), 0);
+      }
+      ++k.stage_kinds[st][std::size_t(kind)];
+    }
+  }
+  return k;
+}
 
 }  // namespace
 
-StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
-  return build_step_ops(model, par, batch);
-}
-
 StepAttention::StepAttention(const ModelCard& model, const Parallelism& par) : model_(model), par_(par), sh_(check_tp(model, par.tp)) {
   check_ep(model, par);
-  std::vector<int> kind_of_key(4, -1);
-  const std::vector<int> stages = stage_layers(model, par.pp);
-  for (std::size_t st = 0, l = 0; st < stages.size(); ++st) {
-    stage_kinds_.emplace_back(windows_.size(), 0);
-    for (int i = 0; i < stages[st]; ++i, ++l) {
-      int& kind = kind_of_key[std::size_t(layer_kind_key(model, int(l)))];
-      if (kind < 0) {
-        kind = int(windows_.size());
-        windows_.push_back(model.sliding_layer(int(l)) ? model.sliding_window : 0);
-        for (auto& counts : stage_kinds_) counts.resize(windows_.size(), 0);
-      }
-      ++stage_kinds_[st][std::size_t(kind)];
-    }
-  }
+  LayerKinds k = layer_kinds(model, stage_layers(model, par.pp));
+  for (int l : k.first_layer) windows_.push_back(model.sliding_layer(l) ? model.sliding_window : 0);
+  stage_kinds_ = std::move(k.stage_kinds);
 }
 
 int StepAttention::ops(const std::vector<SequenceWork>& batch, std::vector<Op>& out) const {
@@ -264,9 +269,7 @@ StepOps step_ops(const ModelCard& model, int tp, const std::vector<SequenceWork>
   return step_ops(model, par, batch);
 }
 
-namespace {
-
-StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
+StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vector<SequenceWork>& batch) {
   const Sharding sh = check_tp(model, par.tp);
   check_ep(model, par);
   const double s = model.weight_bytes_per_param, act = 2;  // activations and collectives in bf16
@@ -284,19 +287,6 @@ StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std
   ops.attention_dp = dp;
   ops.stage_layers = stage_layers(model, par.pp);
   ops.stage_send = collective("stage_send", CollectiveOp::send_recv, x.m * d * act);
-  std::vector<int> kind_of_key(4, -1);
-  for (std::size_t st = 0, l = 0; st < ops.stage_layers.size(); ++st) {
-    ops.stage_kinds.emplace_back(ops.kinds.size(), 0);
-    for (int i = 0; i < ops.stage_layers[st]; ++i, ++l) {
-      int& kind = kind_of_key[std::size_t(layer_kind_key(model, int(l)))];
-      if (kind < 0) {
-        kind = int(ops.kinds.size());
-        ops.kinds.push_back(layer_ops(x, model.moe_layer(int(l)), model.sliding_layer(int(l))));
-        for (auto& counts : ops.stage_kinds) counts.resize(ops.kinds.size(), 0);
-      }
-      ++ops.stage_kinds[st][std::size_t(kind)];
-    }
-  }
   Op embed;
   embed.kind = OpKind::embedding;
   embed.name = "embedding";
@@ -305,6 +295,10 @@ StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std
   embed.bytes = embed.weight_bytes + x.m * d * act;
   ops.prologue.push_back(embed);
 
+  LayerKinds kinds = layer_kinds(model, ops.stage_layers);
+  for (int l : kinds.first_layer) ops.kinds.push_back(layer_ops(x, model.moe_layer(l), model.sliding_layer(l)));
+  ops.stage_kinds = std::move(kinds.stage_kinds);
+
   const double sequences = shape.sequences;
   ops.epilogue.push_back(elementwise("final_norm", sequences * d, 4));
   ops.epilogue.push_back(gemm("lm_head", sequences, double(model.vocab_size) / par.tp, d, double(model.vocab_size) / par.tp * d * s));
@@ -312,5 +306,4 @@ StepOps build_step_ops(const ModelCard& model, const Parallelism& par, const std
   return ops;
 }
 
-}  // namespace
 }  // namespace tpsim
