@@ -40,6 +40,9 @@ struct Run : StepEnv {
   std::map<long, Request> requests;          // by id, as they arrived
   std::vector<std::vector<KvRoute>> routes;  // [prefill][decode]
   std::vector<int> transfers_in_flight;      // per route, prefill x decodes + decode
+  int& in_flight(int prefill, int decode_instance) {
+    return transfers_in_flight[std::size_t(prefill) * decode.size() + std::size_t(decode_instance)];
+  }
   sg4::SemaphorePtr all_done = sg4::Semaphore::create(0);
   long remaining = 0;
   long next_prefill = 0, next_decode = 0;    // round robin
@@ -78,7 +81,7 @@ void start_transfers(Run& run, int d) {
     dec.transfers.pop_front();
     auto* host = sg4::this_actor::get_host();
     // Counted in flight from now, before the actor runs: the step its prefill starts next sees it.
-    ++run.transfers_in_flight[std::size_t(h.prefill) * run.decode.size() + std::size_t(d)];
+    ++run.in_flight(h.prefill, d);
     sg4::Actor::create("kv" + std::to_string(h.request.id), host, transfer_actor, &run, std::move(h), d);
   }
 }
@@ -86,7 +89,7 @@ void start_transfers(Run& run, int d) {
 void transfer_actor(Run* run, Handoff h, int d) {
   const double t0 = sg4::Engine::get_clock();
   const KvRoute& kv = run->routes[std::size_t(h.prefill)][std::size_t(d)];
-  int& in_flight = run->transfers_in_flight[std::size_t(h.prefill) * run->decode.size() + std::size_t(d)];
+  int& in_flight = run->in_flight(h.prefill, d);
   if (kv.latency_s > 0) sg4::this_actor::sleep_for(kv.latency_s);
   std::vector<sg4::CommPtr> comms;
   for (const auto& f : kv.flows) {

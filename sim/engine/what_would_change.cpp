@@ -424,13 +424,13 @@ std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const Scenario
   narrowed.configs.clear();
   for (const auto& c : s.configs)
     if (keep.count(c.name)) narrowed.configs.push_back(c);
-  ScenarioResult priced = base;
-  priced.configs.clear();
+  ScenarioResult narrowed_base = base;
+  narrowed_base.configs.clear();
   for (const auto& c : base.configs)
-    if (keep.count(c.name)) priced.configs.push_back(c);
+    if (keep.count(c.name)) narrowed_base.configs.push_back(c);
   scope = fmt::format("probes re-ran the {} best splits that fit ({}){}; not the {} behind them ({})", kept.size(), fmt::join(kept, ", "),
                       rest.empty() ? "" : fmt::format(" and the {} that do not fit", rest.size()), dropped.size(), fmt::join(dropped, ", "));
-  return {narrowed, priced};
+  return {narrowed, narrowed_base};
 }
 
 }  // namespace

@@ -30,11 +30,7 @@ double StepTimer::closed_form_s(const std::vector<SequenceWork>& batch) {
   Breakdown b = fixed(batch, tokens, sequences);
   // As plan_step sums it: each stage's layers kind by kind, each kind's one attention op.
   for (const auto& counts : attention_.stage_kinds())
-    for (std::size_t kind = 0; kind < counts.size(); ++kind) {
-      double attention = 0;
-      attention += op_time(attention_ops_[kind], gpu_);
-      b.attention += attention * counts[kind];
-    }
+    for (std::size_t kind = 0; kind < counts.size(); ++kind) b.attention += op_time(attention_ops_[kind], gpu_) * counts[kind];
   const double gpu_time = b.total();
   const double host = gpu_.host_overhead_s + gpu_.host_per_sequence_s * sequences;
   b.host = gpu_.host_overlap ? std::max(0.0, host - gpu_time) : host;
