@@ -151,7 +151,7 @@ int fit_command(int argc, char** argv) {
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
-      fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible);
+      fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);
         f.host_copy_Bps = s.host_copy_Bps, f.socket_copy_Bps = s.socket_copy_Bps;

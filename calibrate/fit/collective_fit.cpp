@@ -435,7 +435,7 @@ void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible) 
                                                                               : Algorithm::ring;
   for (ProtocolFit& p : fit.protocols) {
     p.wire_fraction = p.bus_bw_Bps / wire_Bps;
-    p.algorithm = nvls_possible && p.bus_bw_Bps > wire_Bps ? Algorithm::nvls : usual;
+    p.algorithm = nvls_possible && p.bus_bw_Bps > wire_Bps ? (fit.nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls) : usual;
   }
 }
 

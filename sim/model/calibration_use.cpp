@@ -83,7 +83,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }
-  if ((f.algorithm == Algorithm::nvls) != (a == Algorithm::nvls))
+  if (is_nvls(f.algorithm) != is_nvls(a))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
                                              algorithm_name(f.algorithm))};
   LineCosts c = fallback;
@@ -97,7 +97,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (carry_latency) c.latency_s = ratio * (fallback.latency_s - latency_steps(a, op, t.nranks) * t.wire_latency_s) +
                                    latency_steps(a, op, t.nranks) * t.wire_latency_s;
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
-  const double nvls_scale = a == Algorithm::nvls ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
+  const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));

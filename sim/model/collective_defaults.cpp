@@ -30,7 +30,7 @@ constexpr double NET_OVERHEAD_S = 1.0 * US, NET_OVERHEAD_AMD_S = 2.0 * US;
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // A tree's LL across nodes: NCCL's tuner takes 0.92 of the tree's bandwidth, then 1/3.8 of it for
 // LL (tuning.cc, "model refinements"), not the payload half a ring's LL keeps within a node.
-constexpr double TREE_LL_NET_EFF = 0.92 / 3.8;
+constexpr double TREE_LL_NET_EFF = 0.92 / 3.8;  // TREE_NET_EFF / 3.8
 // NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
 // once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
 // ports, 480 GB/s busbw in the recorded DGX H100 log).
@@ -39,6 +39,16 @@ constexpr double NVLS_EFF = 0.62;
 // up) fit 67 us + bus bytes / 468 GB/s; NCCL's own base latency (18-25 us) leaves 16-128 MiB
 // 25-35% too fast.
 constexpr double NVLS_BASE_LAT = 55.0 * US;
+// NVLS-tree across nodes (NCCL's NVLS_TREE): NVLS inside the nodes, then 2 log2(nodes) network
+// steps of a tree (up and down). The recorded 2x HGX H100 InfiniBand log's NVLS-tree sizes (128 MiB
+// to 16 GiB) fit 215 us + S / 251.5 GB/s within 0.3%: a step costs (215 - 55) / 2 = 80 us (derived;
+// NCCL's tuner counts 14, tuning.cc hwLat NET NVLSTree, which leaves 128 MiB-1 GiB 20-30% fast),
+// and the NVLS part runs at 251.5 / 450 = 0.56 of a GPU's port (derived; one node's NVLS reaches
+// 0.62). Checked on two logs it was not fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE
+// 231 us + S / 259 GB/s, 2x H100 InfiniBand with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
+constexpr double NVLS_TREE_NET_STEP = 80.0 * US;
+constexpr double NVLS_TREE_EFF = 0.56;
+constexpr double TREE_NET_EFF = 0.92;
 // NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
 // that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
 // H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.
@@ -61,7 +71,7 @@ const double* hop_table(PathClass c, bool staged, Algorithm a) {
 int latency_steps(Algorithm a, CollectiveOp op, int n) {
   // An all-to-all's sends to every peer are in flight together (NCCL groups them): one step.
   if (op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all) return 1;
-  if (a == Algorithm::nvls) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
+  if (is_nvls(a)) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
   if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
 }
@@ -70,7 +80,8 @@ double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a) { return
 
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, int nodes, PathClass intra,
                          bool amd_host) {
-  const double base = a == Algorithm::nvls ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
+  const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
+  if (a == Algorithm::nvls_tree) return base + 2 * std::floor(std::log2(double(nodes))) * NVLS_TREE_NET_STEP;
   const bool across_nodes = c == PathClass::NET && nodes > 1 && op != CollectiveOp::send_recv && op != CollectiveOp::all_to_all;
   if (!across_nodes || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p, a);
   // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
@@ -93,6 +104,16 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathC
 }
 
 double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
+
+double nvls_tree_net_share(int nodes) { return (nodes <= 2 ? 1.0 : 2.0) / TREE_NET_EFF; }
+
+double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps) {
+  return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));
+}
+
+double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network) {
+  return network ? size_B * nvls_tree_net_share(nodes) / gpus_per_node : size_B / (NVLS_TREE_EFF * (gpus_per_node - 1));
+}
 
 // NCCL caps the LL protocol's bus bandwidth (tuning.cc llMaxBws): on one node by GPU generation
 // (Volta 39, Ampere 87.7, Hopper and later 141 GB/s; the DGX H100 log's LL sizes, 1-2 MiB, grow at

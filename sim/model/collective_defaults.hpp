@@ -39,6 +39,21 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, 
 // The share of a protocol's bytes that is payload: LL 1/2 (4 B of flags per 4 B), LL128 120/128, Simple 1.
 double payload_share(Protocol p);
 
+// NVLS-tree (NCCL's NVLS_TREE, Hopper NVSwitch nodes, all-reduce across nodes): inside each node
+// NVLS (every GPU sends S into the switch and reads S back, at NVLS_TREE_EFF of its port), across nodes
+// NCCL's double binary tree, which moves S per node each way on 2 nodes and 2S beyond (tuning.cc
+// halves bwInter beyond 2 nodes), over the node's NICs at TREE_NET_EFF:
+//   algbw = min(port x NVLS_TREE_EFF, node NICs x TREE_NET_EFF / (1 on 2 nodes, 2 beyond)),
+//   latency = NVLS's + 2 log2(nodes) network steps.
+// A ring all-reduce moves 2(N-1)/N S per node each way, so on 2 nodes the tree needs half the network.
+double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_Bps, double node_net_Bps);
+// Network bytes per byte of S a node's NICs carry each way, over TREE_NET_EFF: 1/0.92 on 2 nodes, 2/0.92 beyond.
+double nvls_tree_net_share(int nodes);
+// The bytes of one edge of the rail rings that stand for an NVLS-tree's traffic, so that the
+// flows take algbw's time alone: each GPU's network edge carries its NIC's share of the tree,
+// S x nvls_tree_net_share / k, its k - 1 edges within the node S / (NVLS_TREE_EFF (k - 1)).
+double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network);
+
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
 // NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's
 // wire rate times the rings, the scenario's added link latency, the oldest GPU.
@@ -46,6 +61,11 @@ struct GroupSummary {
   int nranks = 0;
   PathClass worst_class = PathClass::NVL;
   bool staged = false, all_nvl = true, nvls_possible = false;
+  // NVLS-tree offered: an all-reduce across nodes of Hopper-or-later GPUs, at least 2 per node,
+  // every edge within a node through NVSwitch ports (NCCL enables NVLS_TREE only across nodes).
+  bool nvls_tree_possible = false;
+  double port_Bps = 0;      // the narrowest edge within a node (a GPU's port into the switch)
+  double node_net_Bps = 0;  // the narrowest network edge times the rings: a node's NICs
   int nodes = 1;
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)

@@ -55,8 +55,10 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   // link's latency (links.<kind>.latency) adds the difference to every step.
   LineCosts c{default_latency_s(p, a, op, n, g.worst_class, g.staged, g.nodes, g.intra_class, g.amd_host) +
                   latency_steps(a, op, n) * g.wire_latency_s,
-          default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps), false};
-  if (p == Protocol::LL && a != Algorithm::nvls) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
+          a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps)
+                                    : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
+          false};
+  if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -269,10 +271,14 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
 
 // The default algorithm, and NVLS where NCCL offers it: more than 2 Hopper-or-later ranks of one
 // node whose every edge runs through NVSwitch ports (NVLink SHARP needs third-generation
-// NVSwitch). A scenario's `algorithm:` narrows the choice.
-std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, bool nvls) const {
-  if (spec_.algorithm == "nvls" && nvls) return {Algorithm::nvls};
-  if (spec_.algorithm == "auto" && nvls) return {plan.algorithm, Algorithm::nvls};
+// NVSwitch); across such nodes NVLS-tree. A scenario's `algorithm:` narrows the choice (`nvls`
+// names both).
+std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, const GroupSummary& g) const {
+  const std::optional<Algorithm> nvls = g.nvls_possible        ? std::optional{Algorithm::nvls}
+                                        : g.nvls_tree_possible ? std::optional{Algorithm::nvls_tree}
+                                                               : std::nullopt;
+  if (spec_.algorithm == "nvls" && nvls) return {*nvls};
+  if (spec_.algorithm == "auto" && nvls) return {plan.algorithm, *nvls};
   return {plan.algorithm};
 }
 
@@ -309,7 +315,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
   for (Algorithm a : algorithms)
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
-      if (a == Algorithm::nvls && p != Protocol::Simple) continue;
+      if (is_nvls(a) && p != Protocol::Simple) continue;
       // NCCL's point-to-point sends (an all-to-all) run Simple unless the scenario says otherwise.
       if (plan.op == CollectiveOp::all_to_all && p != Protocol::Simple && spec_.protocol == "auto") continue;
       LineCosts c = costs(p, a, plan.op, g);
@@ -338,16 +344,22 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
   const bool paced = plan.staged && !plan.calibrated;  // host staging's pace is not more bytes on the links
   const double per_ring = edge_bytes(plan, rings.size()),
                efficiency = paced ? payload_share(plan.protocol) : plan.bus_bw_Bps / raw_Bps;
+  const int k = int(rings.size()), nodes = plan.nranks / k;
   std::vector<SolverFlow> solver;
   for (const auto& ring : rings)
-    for (const auto& [a, b] : edges(plan.op, ring))
-      for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs) {
-        Flow f{leg, per_ring / efficiency};
+    for (const auto& [a, b] : edges(plan.op, ring)) {
+      const GpuPath& path = topology_.path(a, b, local_gpus(topology_, ring, a));
+      const double bytes = plan.algorithm == Algorithm::nvls_tree
+                               ? nvls_tree_edge_bytes(plan.size_B, nodes, k, path.path_class == PathClass::NET)
+                               : per_ring / efficiency;
+      for (const auto& leg : path.legs) {
+        Flow f{leg, bytes};
         SolverFlow sf{f.bytes, {}};
         for (const auto& l : leg.links) sf.resources.push_back(resource_of(l));
         solver.push_back(sf);
         plan.flows.push_back(std::move(f));
       }
+    }
   plan.bandwidth_s = completion_time(solver, resource_capacities());
   const double pace_s = plan.bus_bytes / plan.bus_bw_Bps;
   if ((plan.calibrated || (paced && pace_s > plan.bandwidth_s)) && plan.bandwidth_s > 0) {
@@ -367,7 +379,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   const auto& channel_rings = routes(op, gpus);
   std::set<int> nodes;
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
-  bool all_nvswitch = true;
+  bool all_nvswitch = true, intra_nvswitch = true;  // every link NVSwitch; every link of the edges within a node
   g.compute_capability = std::numeric_limits<int>::max();  // the group's oldest GPU decides
   for (int gi : gpus) {
     const GpuDesc& gpu = *topology_.platform().gpu(gi);
@@ -376,6 +388,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
       g.compute_capability = gpu.spec->compute_capability, g.gpu_model = gpu.model, g.gpu_spec = gpu.spec;
   }
   double staged = std::numeric_limits<double>::infinity();  // slowest staged edge
+  double port = std::numeric_limits<double>::infinity(), net = port;  // narrowest edge within a node, across nodes
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
@@ -389,9 +402,14 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
       }
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
       raw = std::min(raw, p.bottleneck_Bps);
+      (p.path_class == PathClass::NET ? net : port) = std::min(p.path_class == PathClass::NET ? net : port, p.bottleneck_Bps);
       g.wire_latency_s = std::max(g.wire_latency_s, p.latency_added_s);
       for (const auto& leg : p.legs)
-        for (const auto& l : leg.links) all_nvswitch = all_nvswitch && topology_.platform().links[l.link].kind == LinkKind::nvswitch;
+        for (const auto& l : leg.links) {
+          const bool nvswitch = topology_.platform().links[l.link].kind == LinkKind::nvswitch;
+          all_nvswitch = all_nvswitch && nvswitch;
+          if (p.path_class != PathClass::NET) intra_nvswitch = intra_nvswitch && nvswitch;
+        }
     }
   g.nodes = int(nodes.size());
   g.amd_host = topology_.platform().cpu_vendor == "amd";
@@ -411,6 +429,11 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   if (g.staged_edge) g.staged_Bps = staged * double(channel_rings.size());
   g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv &&
                     op != CollectiveOp::all_to_all;
+  // Across nodes: the rail rings (one per GPU of a node), every edge within a node through NVSwitch.
+  const bool rail_rings = g.nodes > 1 && channel_rings.size() > 1 && g.nranks == g.nodes * int(channel_rings.size());
+  g.nvls_tree_possible = rail_rings && intra_nvswitch && g.compute_capability >= 90 && op == CollectiveOp::all_reduce && !g.staged;
+  g.port_Bps = port;
+  g.node_net_Bps = net * double(channel_rings.size());
   return g;
 }
 
@@ -428,7 +451,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   if (const auto cp = calibrated_piece(op, g, size_B))
     apply_piece(plan, *cp);
   else
-    choose_protocol(plan, candidate_algorithms(plan, g.nvls_possible), g, self_sharing(plan, routes(op, gpus), g.raw_Bps));
+    choose_protocol(plan, candidate_algorithms(plan, g), g, self_sharing(plan, routes(op, gpus), g.raw_Bps));
   add_flows(plan, routes(op, gpus), g.raw_Bps);
   return plan;
 }

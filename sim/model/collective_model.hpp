@@ -105,7 +105,7 @@ private:
   // Sets the plan's algorithm, protocol, latency and bus bandwidth from a calibrated piece.
   void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
-  std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, bool nvls_possible) const;
+  std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, const GroupSummary& g) const;
   double self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, const GroupSummary& g, double sharing) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.

@@ -42,6 +42,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::ring: return "ring";
     case Algorithm::tree: return "tree";
     case Algorithm::nvls: return "nvls";
+    case Algorithm::nvls_tree: return "nvls_tree";
   }
   return "?";
 }

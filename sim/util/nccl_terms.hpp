@@ -30,9 +30,13 @@ enum class Protocol { LL = 0, LL128 = 1, Simple = 2 };
 constexpr std::array<Protocol, 3> ALL_PROTOCOLS{Protocol::LL, Protocol::LL128, Protocol::Simple};
 const char* protocol_name(Protocol p);
 
-// direct (2 ranks), ring, tree (all-reduce across nodes), NVLS (NVSwitch multicast).
-enum class Algorithm { direct, ring, tree, nvls };
-constexpr std::array<Algorithm, 4> ALL_ALGORITHMS{Algorithm::direct, Algorithm::ring, Algorithm::tree, Algorithm::nvls};
+// direct (2 ranks), ring, tree (all-reduce across nodes), NVLS (NVSwitch multicast), NVLS-tree
+// (NCCL's NVLS_TREE: NVLS inside each node, a tree across nodes).
+enum class Algorithm { direct, ring, tree, nvls, nvls_tree };
+constexpr std::array<Algorithm, 5> ALL_ALGORITHMS{Algorithm::direct, Algorithm::ring, Algorithm::tree, Algorithm::nvls,
+                                                  Algorithm::nvls_tree};
+// NVLS or NVLS-tree: NVSwitch multicast, Simple only, S per rank through the switch.
+constexpr bool is_nvls(Algorithm a) { return a == Algorithm::nvls || a == Algorithm::nvls_tree; }
 const char* algorithm_name(Algorithm a);
 
 }  // namespace tpsim

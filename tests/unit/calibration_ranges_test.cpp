@@ -261,7 +261,7 @@ TEST_CASE("pieces in a calibration file: read, and refused where sizes would hav
   CHECK(error_of_calibration(head + simple + simple) ==
         ":7:9: error: piece 1 of 2 has no 'max_size': only the last piece takes every larger size");
   CHECK(error_of_calibration(head + "      - { algorithm: trees, protocol: Simple, latency: 10us, bus_bandwidth: 9GBps }\n") ==
-        ":7:22: error: 'algorithm' must be one of direct, ring, tree, nvls; did you mean 'tree'?");
+        ":7:22: error: 'algorithm' must be one of direct, ring, tree, nvls, nvls_tree; did you mean 'tree'?");
   CHECK(error_of_calibration(head + "      - { algorithm: ring, protocol: LL64, latency: 10us, bus_bandwidth: 9GBps }\n") ==
         ":7:38: error: 'protocol' must be one of LL, LL128, Simple; did you mean 'LL'?");
   CHECK(error_of_calibration(head + "      - { algorithm: ring, protocol: LL, latency: 10us, bus_bandwidth: 0GBps }\n") ==

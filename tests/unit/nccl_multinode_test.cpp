@@ -64,3 +64,33 @@ TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node coun
   CHECK(p.bus_bw_Bps == doctest::Approx(39e9));
   CHECK(p.latency_s == doctest::Approx(25.2 * US));
 }
+
+TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across that moves S per node each way on 2 nodes") {
+  // latency = NVLS's 55 us + 2 log2(nodes) network steps of 80 us: 215 us on 2 nodes, 375 us on 4.
+  CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, 16, PathClass::NET, false, 2) ==
+        doctest::Approx(215 * US));
+  CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, 32, PathClass::NET, false, 4) ==
+        doctest::Approx(375 * US));
+  // algbw = min(port x 0.56, node NICs x 0.92 / (1 on 2 nodes, 2 beyond)); busbw = algbw x 2(N-1)/N.
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 400e9) == doctest::Approx(450e9 * 0.56 * 30 / 16));
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 200e9) == doctest::Approx(200e9 * 0.92 * 30 / 16));
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 32, 4, 450e9, 400e9) == doctest::Approx(400e9 * 0.92 / 2 * 62 / 32));
+
+  const double S = 1 << 30;  // 1 GiB: past the size where the tree's 92 us + S x 1.875 / 400 GB/s is cheaper
+  const auto plan_on = [&](const std::string& platform, double size_B) {
+    Topology topo(load_platform_file(ROOT + "/platforms/" + platform), {}, "");
+    CollectiveModel model(topo, CollectiveSpec{}, nullptr);
+    return model.plan(CollectiveOp::all_reduce, size_B, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  };
+  // 2x DGX H100, 8 x 400 Gb/s NICs per node: the NVLS part binds, 450 GB/s x 0.56 = 252 GB/s; the
+  // flows standing for it (network edges S x 1/0.92 / 8, NVSwitch edges S / (0.56 x 7)) take it alone.
+  const CollectivePlan ib = plan_on("2x_dgx_h100_ib.xml", S);
+  CHECK(ib.algorithm == Algorithm::nvls_tree);
+  CHECK(ib.time_s() == doctest::Approx(215 * US + S / 252e9).epsilon(1e-6));
+  // GCP A3 Mega, 8 x 200 Gb/s NICs per node: the NICs bind, 200 GB/s x 0.92 = 184 GB/s.
+  CHECK(plan_on("2x_gcp_a3mega_tcpxo.xml", S).time_s() == doctest::Approx(215 * US + S / 184e9).epsilon(1e-6));
+  // 16 MiB: the tree (ring-like flows, 400 GB/s of NICs for 1.875 S) is still cheaper than 215 us of latency.
+  CHECK(plan_on("2x_dgx_h100_ib.xml", 16 << 20).algorithm == Algorithm::tree);
+  // A100 nodes have no NVLS: the tree at every size.
+  CHECK(plan_on("oci_2x_a100_40gb_roce.xml", S).algorithm == Algorithm::tree);
+}

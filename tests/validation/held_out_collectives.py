@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Published nccl-tests logs the collective model was never fitted on, predicted.
+
+For every log of tests/data/measured/nccl/manifest.yaml (with the platform and GPUs that stand
+for its machine) tpsim predicts the measured curve
+  * uncalibrated:  tpsim collective --platform P --gpus G --compare LOG
+  * calibrated on another box: with the fit of every log of calibrate/recorded/manifest.yaml
+    that measured the same collective on as many ranks (tpsim fit A.log --platform PA --gpus GA)
+and reads the "sizes >= 1 KiB: median |error|" line --compare prints.
+
+usage: held_out_collectives.py TPSIM [--check MEDIAN]   (run from the project root)
+--check exits 1 unless every log predicts, each uncalibrated median is at most MEDIAN percent, and
+no calibration from another box is more than 2 points worse than uncalibrated.
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from leave_one_box_out import MANIFEST, RECORDED, WORSE_BY, fit_all, manifest, median_error, run  # noqa: E402
+
+HELD_OUT = "tests/data/measured/nccl"
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    tpsim = argv[1]
+    limit = float(argv[3]) if len(argv) == 4 and argv[2] == "--check" else None
+    recorded = manifest(MANIFEST)
+    ok = True
+    with tempfile.TemporaryDirectory() as work:
+        fits = fit_all(tpsim, recorded, work)
+        for log, plat, gpus in manifest(os.path.join(HELD_OUT, "manifest.yaml")):
+            base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)]
+            rc, out, err = run(base)
+            unc = median_error(out) if rc == 0 else None
+            calibrated = {}
+            for src, (op, ranks, cal) in fits.items():
+                if op == "all_reduce" and ranks == len(gpus.split(",")):
+                    rc, out, _ = run(base + ["--calibration", cal])
+                    calibrated[src] = median_error(out) if rc == 0 else None
+            shown = ", ".join("%s %s" % (src, "refused" if c is None else "%.1f%%" % c) for src, c in calibrated.items())
+            print("%s: uncalibrated %s; calibrated on another box: %s" % (log, "refused (%s)" % err if unc is None else "%.1f%%" % unc, shown or "none"))
+            if unc is None or any(c is None for c in calibrated.values()):
+                ok = False
+            elif unc > (limit or float("inf")) or any(c > unc + WORSE_BY for c in calibrated.values()):
+                ok = False
+    if limit is not None and not ok:
+        print("FAIL: a log did not predict, or missed the limits (uncalibrated <= %.1f%%, calibrated no more than %.0f points worse)" % (limit, WORSE_BY))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
