@@ -28,9 +28,13 @@ constexpr double HOP_LAT_NET_TREE[3] = {5.0 * US, 8.5 * US, 14.0 * US};
 constexpr double NET_OVERHEAD_S = 1.0 * US, NET_OVERHEAD_AMD_S = 2.0 * US;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
-// A tree's LL across nodes: NCCL's tuner takes 0.92 of the tree's bandwidth, then 1/3.8 of it for
-// LL (tuning.cc, "model refinements"), not the payload half a ring's LL keeps within a node.
-constexpr double TREE_LL_NET_EFF = 0.92 / 3.8;  // TREE_NET_EFF / 3.8
+// The share of its links a tree's network part reaches: NCCL's tuner takes 0.92 of a tree's bus
+// bandwidth (tuning.cc, "model refinements"); the recorded GCP A3 Mega log's NVLS-tree sizes
+// (128 MiB-8 GiB) fit S / 183.8 GB/s: 0.919 of its node's 200 GB/s of NICs (checked, not fitted).
+constexpr double TREE_NET_EFF = 0.92;
+// A tree's LL across nodes: 1/3.8 of the tree's bandwidth for LL (tuning.cc, "model refinements"),
+// not the payload half a ring's LL keeps within a node.
+constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
 // NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
 // once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
 // ports, 480 GB/s busbw in the recorded DGX H100 log).
@@ -48,7 +52,6 @@ constexpr double NVLS_BASE_LAT = 55.0 * US;
 // 231 us + S / 259 GB/s, 2x H100 InfiniBand with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
 constexpr double NVLS_TREE_NET_STEP = 80.0 * US;
 constexpr double NVLS_TREE_EFF = 0.56;
-constexpr double TREE_NET_EFF = 0.92;
 // NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
 // that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
 // H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.

@@ -402,7 +402,8 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
       }
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
       raw = std::min(raw, p.bottleneck_Bps);
-      (p.path_class == PathClass::NET ? net : port) = std::min(p.path_class == PathClass::NET ? net : port, p.bottleneck_Bps);
+      double& narrowest = p.path_class == PathClass::NET ? net : port;
+      narrowest = std::min(narrowest, p.bottleneck_Bps);
       g.wire_latency_s = std::max(g.wire_latency_s, p.latency_added_s);
       for (const auto& leg : p.legs)
         for (const auto& l : leg.links) {
