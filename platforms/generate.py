@@ -340,7 +340,7 @@ LEAF_GROUP = 32  # nodes per leaf group (a DGX SuperPOD scalable unit)
 # (NVIDIA H100): up to 1,600 Gbps"; the machine-type table lists 1,800 Gbps with the host NIC):
 # derived 200 Gb/s per GPU, one NIC per GPU as on the DGX.
 A3MEGA_NIC = dict(gbps=200, what="GCP A3 Mega nodes (a3-megagpu-8g)", nic="One GPUDirect-TCPXO 200 Gb/s NIC per GPU (derived: "
-                  "GCP's 1,600 Gbps of GPU NICs / 8)", fabric="Ethernet (GPUDirect-TCPXO, not RDMA)")
+                  "GCP's 1,600 Gbps of GPU NICs / 8)", fabric="Ethernet (GPUDirect-TCPXO, not RDMA)", transport="tcp")
 DGX_NIC = dict(gbps=400, what="DGX H100 nodes", nic="One ConnectX-7 400 Gb/s NIC per GPU", fabric="400 Gb/s InfiniBand (NDR)")
 
 
@@ -386,6 +386,8 @@ def dgx_h100_cluster(nodes, nic=DGX_NIC):
         "Written by platforms/generate.py.",
     ])
     x.open('<zone id="cluster" routing="Full">')
+    if "transport" in nic:
+        x.prop("net_transport", nic["transport"])  # NCCL's network steps over TCP (platforms/README.md)
     for k in range(nodes):
         x.open('<zone id="node%d" routing="Full">' % k)
         x.router("node%d_gw" % k)

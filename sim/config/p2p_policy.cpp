@@ -12,6 +12,11 @@ const std::vector<std::string>& cpu_vendor_names() {
   return names;
 }
 
+const std::vector<std::string>& net_transport_names() {
+  static const std::vector<std::string> names{"rdma", "tcp"};
+  return names;
+}
+
 // paths.cc ncclTopoCheckP2p (see the header): AMD x86 and at most 2 GPUs -> SYS, else PXB.
 std::string nccl_default_p2p_level(const std::string& cpu_vendor, int local_gpus) {
   return cpu_vendor == "amd" && local_gpus <= 2 ? "SYS" : "PXB";

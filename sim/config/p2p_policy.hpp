@@ -23,6 +23,10 @@ const std::vector<std::string>& p2p_level_names();
 // "amd", "intel", "arm", "power", "zhaoxin": the values of a platform's `cpu_vendor`.
 const std::vector<std::string>& cpu_vendor_names();
 
+// "rdma", "tcp": the values of a platform's `net_transport` (rdma: InfiniBand, RoCE, EFA; tcp: NCCL's
+// sockets, or a TCP-based net plugin such as GPUDirect-TCPX/TCPXO).
+const std::vector<std::string>& net_transport_names();
+
 // NCCL's default level for a communicator with `local_gpus` GPUs on one host. `cpu_vendor` is
 // one of cpu_vendor_names(), or "" when unknown (then Intel's PXB, tpsim's default before it read
 // the vendor).

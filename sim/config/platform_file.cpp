@@ -113,18 +113,23 @@ LinkKind Reader::kind_of(const pugi::xml_node& link, const std::string& value) c
                  did_you_mean(value, names));
 }
 
-// A zone's `p2p_level` and `cpu_vendor` (platforms/README.md); other properties are SimGrid's.
+// A zone's `p2p_level`, `cpu_vendor` and `net_transport` (platforms/README.md); other properties are SimGrid's.
 void Reader::read_zone_prop(const pugi::xml_node& prop, PlatformDesc& out) const {
   const std::string id = attr(prop, "id");
-  if (id != "p2p_level" && id != "cpu_vendor") return;
+  static const std::map<std::string, std::pair<const std::vector<std::string>& (*)(), std::string PlatformDesc::*>> props{
+      {"p2p_level", {p2p_level_names, &PlatformDesc::p2p_level}},
+      {"cpu_vendor", {cpu_vendor_names, &PlatformDesc::cpu_vendor}},
+      {"net_transport", {net_transport_names, &PlatformDesc::net_transport}}};
+  const auto known = props.find(id);
+  if (known == props.end()) return;
   const std::string value = attr(prop, "value");
-  const auto& allowed = id == "p2p_level" ? p2p_level_names() : cpu_vendor_names();
+  const auto& allowed = known->second.first();
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
     std::string list;
     for (std::size_t i = 0; i < allowed.size(); ++i) list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
     fail(prop, id + " '" + value + "' is not one of " + list + did_you_mean(value, allowed));
   }
-  (id == "p2p_level" ? out.p2p_level : out.cpu_vendor) = value;
+  out.*known->second.second = value;
 }
 
 std::vector<RouteHop> Reader::read_hops(const pugi::xml_node& route, const PlatformDesc& out) const {

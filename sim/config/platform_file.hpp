@@ -41,6 +41,7 @@ struct PlatformDesc {
   std::string file;
   std::string p2p_level;                // NCCL_P2P_LEVEL equivalent (p2p_level_names()); "" = not given
   std::string cpu_vendor;               // cpu_vendor_names(); "" = not given (NCCL's default depends on it)
+  std::string net_transport = "rdma";   // net_transport_names(): how NCCL's network steps travel between nodes
   std::vector<GpuDesc> gpus;            // sorted by index
   std::vector<std::string> cpus;        // CPU socket host ids
   std::vector<LinkDesc> links;

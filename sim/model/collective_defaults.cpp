@@ -26,6 +26,12 @@ constexpr double HOP_LAT_SYS[3] = {3.0 * US, 3.0 * US, 9.0 * US};
 constexpr double HOP_LAT_NET[3] = {2.7 * US, 4.0 * US, 14.0 * US};
 constexpr double HOP_LAT_NET_TREE[3] = {5.0 * US, 8.5 * US, 14.0 * US};
 constexpr double NET_OVERHEAD_S = 1.0 * US, NET_OVERHEAD_AMD_S = 2.0 * US;
+// Over TCP (NCCL's sockets, or a TCP-based net plugin such as GPUDirect-TCPXO) a network step also
+// pays the hosts' socket stacks: 49 us (derived from the recorded GCP A3 Mega log, TCPXO: its floor,
+// 123 us, against 25.2 us for the same 2-node tree over RDMA, over the tree's 2 network steps). A
+// 2-node TCP-socket log of 1 GPU per node (aws-samples/aws-do-eks, Karpenter README, EFA disabled;
+// GPU not printed) floors at 99-112 us, as 6.8 + 2 x (2.7 + 49) = 110 us has it.
+constexpr double TCP_NET_STEP = 49.0 * US;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // The share of its links a tree's network part reaches: NCCL's tuner takes 0.92 of a tree's bus
@@ -107,6 +113,15 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathC
 }
 
 double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
+
+int network_steps(Algorithm a, CollectiveOp op, int n, int nodes) {
+  if (nodes <= 1) return 0;
+  if (n == nodes || op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all) return latency_steps(a, op, n);
+  if (a == Algorithm::tree || a == Algorithm::nvls_tree) return 2 * int(std::floor(std::log2(double(nodes))));
+  return op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;
+}
+
+double tcp_latency_s(Algorithm a, CollectiveOp op, int n, int nodes) { return network_steps(a, op, n, nodes) * TCP_NET_STEP; }
 
 double nvls_tree_net_share(int nodes) { return (nodes <= 2 ? 1.0 : 2.0) / TREE_NET_EFF; }
 

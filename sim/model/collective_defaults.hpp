@@ -39,6 +39,12 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, 
 // The share of a protocol's bytes that is payload: LL 1/2 (4 B of flags per 4 B), LL128 120/128, Simple 1.
 double payload_share(Protocol p);
 
+// The steps of a collective that cross nodes: 2 log2(nodes) for a tree or NVLS-tree, 2 (nodes - 1)
+// for a ring all-reduce (nodes - 1 otherwise), every step with one GPU per node; 0 on one node.
+int network_steps(Algorithm a, CollectiveOp op, int nranks, int nodes);
+// What TCP between nodes adds (a platform's net_transport="tcp"): TCP_NET_STEP per network step.
+double tcp_latency_s(Algorithm a, CollectiveOp op, int nranks, int nodes);
+
 // NVLS-tree (NCCL's NVLS_TREE, Hopper NVSwitch nodes, all-reduce across nodes): inside each node
 // NVLS (every GPU sends S into the switch and reads S back, at NVLS_TREE_EFF of its port), across nodes
 // NCCL's double binary tree, which moves S per node each way on 2 nodes and 2S beyond (tuning.cc
@@ -69,6 +75,7 @@ struct GroupSummary {
   int nodes = 1;
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)
+  bool tcp_net = false;                    // the platform's net_transport is tcp (the hosts' socket stacks)
   double raw_Bps = 0;
   // Host-staged rings: the slowest staged edge's stages and the rings' staged rate with the
   // default host-copy rates (staged_rate_Bps times the rings).

@@ -58,6 +58,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
           a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps)
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
+  if (g.tcp_net) c.latency_s += tcp_latency_s(a, op, n, g.nodes);
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
@@ -414,6 +415,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     }
   g.nodes = int(nodes.size());
   g.amd_host = topology_.platform().cpu_vendor == "amd";
+  g.tcp_net = topology_.platform().net_transport == "tcp";
   if (g.nodes == 1 && channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
     // Several rings within a node (an NVLink mesh) share links: on every directed link each ring
     // gets the capacity over the rings crossing it, and runs at its smallest such share.

@@ -87,10 +87,29 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   const CollectivePlan ib = plan_on("2x_dgx_h100_ib.xml", S);
   CHECK(ib.algorithm == Algorithm::nvls_tree);
   CHECK(ib.time_s() == doctest::Approx(215 * US + S / 252e9).epsilon(1e-6));
-  // GCP A3 Mega, 8 x 200 Gb/s NICs per node: the NICs bind, 200 GB/s x 0.92 = 184 GB/s.
-  CHECK(plan_on("2x_gcp_a3mega_tcpxo.xml", S).time_s() == doctest::Approx(215 * US + S / 184e9).epsilon(1e-6));
+  // GCP A3 Mega, 8 x 200 Gb/s NICs per node: the NICs bind, 200 GB/s x 0.92 = 184 GB/s; over TCP
+  // its 2 network steps add 2 x 49 us.
+  CHECK(plan_on("2x_gcp_a3mega_tcpxo.xml", S).time_s() == doctest::Approx((215 + 98) * US + S / 184e9).epsilon(1e-6));
   // 16 MiB: the tree (ring-like flows, 400 GB/s of NICs for 1.875 S) is still cheaper than 215 us of latency.
   CHECK(plan_on("2x_dgx_h100_ib.xml", 16 << 20).algorithm == Algorithm::tree);
   // A100 nodes have no NVLS: the tree at every size.
   CHECK(plan_on("oci_2x_a100_40gb_roce.xml", S).algorithm == Algorithm::tree);
+}
+
+TEST_CASE("TCP between nodes: every network step also pays 49 us of socket stacks") {
+  // Network steps: a tree on 2 nodes 2 log2(2) = 2, on 4 nodes 4; a ring all-reduce 2 (nodes - 1);
+  // one GPU per node: every step. None on one node.
+  CHECK(network_steps(Algorithm::tree, CollectiveOp::all_reduce, 16, 2) == 2);
+  CHECK(network_steps(Algorithm::nvls_tree, CollectiveOp::all_reduce, 32, 4) == 4);
+  CHECK(network_steps(Algorithm::ring, CollectiveOp::all_reduce, 32, 4) == 6);
+  CHECK(network_steps(Algorithm::ring, CollectiveOp::all_gather, 32, 4) == 3);
+  CHECK(network_steps(Algorithm::direct, CollectiveOp::all_reduce, 2, 2) == 2);
+  CHECK(network_steps(Algorithm::ring, CollectiveOp::all_reduce, 8, 1) == 0);
+  CHECK(tcp_latency_s(Algorithm::tree, CollectiveOp::all_reduce, 16, 2) == doctest::Approx(98 * US));
+  // The A3 Mega platform says net_transport="tcp": its 2-node LL tree floor is the RDMA one,
+  // 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, plus 2 x 49 = 123.2 us (the recorded log: 123 us).
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_gcp_a3mega_tcpxo.xml"), {}, "");
+  CollectiveModel model(topo, CollectiveSpec{}, nullptr);
+  CHECK(model.plan(CollectiveOp::all_reduce, 8, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}).time_s() ==
+        doctest::Approx(123.2 * US).epsilon(1e-3));
 }

@@ -95,7 +95,7 @@ TEST_CASE("topo import --cpu writes cpu_vendor and the SYS pair follows NCCL's r
   CHECK(Topology(amd, {}, "OFF").path(0, 1, 2).staged);  // p2p: off stages even NVLink
 }
 
-TEST_CASE("p2p_level and cpu_vendor are validated with a located error and a did-you-mean") {
+TEST_CASE("p2p_level, cpu_vendor and net_transport are validated with a located error and a did-you-mean") {
   CHECK(load_error("<prop id=\"p2p_level\" value=\"PXBB\"/>") ==
         "5:6: error: p2p_level 'PXBB' is not one of NVL, PIX, PXB, PHB or SYS; did you mean 'PXB'?");
   CHECK(load_error("<prop id=\"p2p_level\" value=\"NODE\"/>") ==
@@ -103,6 +103,9 @@ TEST_CASE("p2p_level and cpu_vendor are validated with a located error and a did
   CHECK(load_error("<prop id=\"cpu_vendor\" value=\"amdd\"/>") ==
         "5:6: error: cpu_vendor 'amdd' is not one of amd, intel, arm, power or zhaoxin; did you mean 'amd'?");
   CHECK(load_error("<prop id=\"cpu_vendor\" value=\"intel\"/>") == "no error");
+  CHECK(load_error("<prop id=\"net_transport\" value=\"tcpx\"/>") ==
+        "5:6: error: net_transport 'tcpx' is not one of rdma or tcp; did you mean 'tcp'?");
+  CHECK(load_error("<prop id=\"net_transport\" value=\"tcp\"/>") == "no error");
 }
 
 TEST_CASE("--gpu takes the names nvidia-smi prints, case-insensitively") {
