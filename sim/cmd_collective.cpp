@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <memory>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "model/collective_model.hpp"
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
+#include "util/spelling.hpp"
 #include "util/text_file.hpp"
 #include "util/units.hpp"
 
@@ -96,7 +98,7 @@ int collective_command(int argc, char** argv) {
   app.add_option("--calibration", calibration_path, "calibration file from tpsim fit");
   app.add_option("--compare", compare_path,
                  "measured nccl-tests log: simulate its op at its sizes and print the error per size (out-of-place time)");
-  app.add_option("--algorithm", algorithm, "auto | ring | tree | direct (NCCL_ALGO)");
+  app.add_option("--algorithm", algorithm, "auto | ring | tree | direct | nvls (NCCL_ALGO; nvls: NVLS-tree across nodes)");
   app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
   app.add_option("--json", json_path, "also write the sweep as JSON (per size: times, algbw and busbw, algorithm, protocol)");
   app.add_option("--gpus-per-thread", gpus_per_thread,
@@ -140,6 +142,10 @@ int collective_command(int argc, char** argv) {
   if (measured && measured->nranks != int(gpus.size()))
     throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
+  for (const auto& [flag, value, allowed] : {std::tuple{"--algorithm", algorithm, collective_algorithm_names()},
+                                             std::tuple{"--protocol", protocol, collective_protocol_names()}})
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+      throw ValueError(fmt::format("{} must be one of {}{}", flag, fmt::join(allowed, ", "), did_you_mean(value, allowed)));
   if (!json_path.empty()) check_output_path(json_path);
   if (!measured && !(curve.model_path.empty() && curve.plot_path.empty() && curve.gpu_name.empty()))
     throw ValueError("--model, --plot and --gpu read a measured curve: give --compare LOG");

@@ -17,6 +17,16 @@
 
 namespace tpsim {
 
+const std::vector<std::string>& collective_algorithm_names() {
+  static const std::vector<std::string> names{"auto", "ring", "tree", "direct", "nvls"};
+  return names;
+}
+
+const std::vector<std::string>& collective_protocol_names() {
+  static const std::vector<std::string> names{"auto", "LL", "LL128", "Simple"};
+  return names;
+}
+
 std::string fmt_list(const std::vector<std::string>& v);
 
 const char* objective_name(Objective o) {
@@ -286,8 +296,8 @@ CollectiveSpec read_collectives(const YamlMap& m) {
     if (std::find(allowed.begin(), allowed.end(), out) == allowed.end())
       m.fail(m.node(key), "'" + key + "' must be one of " + fmt_list(allowed) + did_you_mean(out, allowed));
   };
-  pick("algorithm", {"auto", "ring", "tree", "direct", "nvls"}, c.algorithm);
-  pick("protocol", {"auto", "LL", "LL128", "Simple"}, c.protocol);
+  pick("algorithm", collective_algorithm_names(), c.algorithm);
+  pick("protocol", collective_protocol_names(), c.protocol);
   pick("p2p_level", p2p_level_names(), c.p2p_level);
   // `p2p: off` is NCCL_P2P_DISABLE=1 (as `tpsim collective --p2p off`): every path staged.
   std::string p2p = "on";

@@ -97,6 +97,11 @@ struct SchedulerSpec {
 };
 
 
+// The values `collectives: {algorithm, protocol}` and `tpsim collective --algorithm/--protocol`
+// take (NCCL_ALGO, NCCL_PROTO; `nvls` is NVLS in one node and NVLS-tree across nodes).
+const std::vector<std::string>& collective_algorithm_names();
+const std::vector<std::string>& collective_protocol_names();
+
 struct CollectiveSpec {
   std::optional<double> fixed_latency_s;  // the whole fixed cost of one collective (alpha_eff)
   std::string algorithm = "auto";          // auto | ring | tree | direct | nvls (NCCL_ALGO)
