@@ -19,10 +19,34 @@ namespace {
 
 constexpr double ACT = 2;  // activations in bf16
 
+bool all_decode(const std::vector<SequenceWork>& batch) {
+  for (const auto& s : batch)
+    if (s.new_tokens != 1) return false;
+  return true;
+}
+
+// MLA's attention itself over the latent cache: absorbed in decode, over expanded K and V in prefill.
+Op mla_attention(const ModelCard& model, const Sharding& sh, const StepShape& x, bool decode) {
+  const Mla& a = model.mla;
+  const double h = sh.heads_per_rank, lora = a.kv_lora_rank, rope = a.qk_rope_head_dim, qk = a.qk_head_dim(), v = a.v_head_dim;
+  const double latent_bytes = x.kv_tokens * (lora + rope) * model.kv_bytes_per_value;  // the compressed cache, read once
+  Op attn;
+  attn.kind = OpKind::attention;
+  attn.name = "attention";
+  if (decode) {
+    attn.flops = 2 * x.pairs * h * (2 * lora + rope);
+    attn.bytes = latent_bytes + 2 * x.m * h * (lora + rope) * ACT;
+  } else {
+    attn.flops = 2 * x.pairs * h * (qk + v);
+    attn.bytes = latent_bytes + x.kv_tokens * h * (qk + v) * ACT + x.m * h * (qk + v) * ACT;
+  }
+  return attn;
+}
+
 void mla_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& sh, const std::vector<SequenceWork>& batch, long window) {
   const Mla& a = model.mla;
   const StepShape x = shape_of(batch, window);
-  const double d = model.hidden_size, h = sh.heads_per_rank, kvb = model.kv_bytes_per_value;
+  const double d = model.hidden_size, h = sh.heads_per_rank;
   const double qk = a.qk_head_dim(), lora = a.kv_lora_rank, rope = a.qk_rope_head_dim, v = a.v_head_dim, nope = a.qk_nope_head_dim;
   auto w = [&](double n, double k) { return model.linear_weight_bytes(n, k, true); };
   if (a.q_lora_rank > 0) {
@@ -34,23 +58,14 @@ void mla_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& sh, con
   }
   L.push_back(gemm("kv_a_proj", x.m, lora + rope, d, w(lora + rope, d)));
   L.push_back(elementwise("kv_a_norm", x.m * lora, 4));
-  const double latent_bytes = x.kv_tokens * (lora + rope) * kvb;  // the compressed cache, read once
-  Op attn;
-  attn.kind = OpKind::attention;
-  attn.name = "attention";
-  bool decode = true;
-  for (const auto& s : batch) decode = decode && s.new_tokens == 1;
+  const bool decode = all_decode(batch);
   if (decode) {
     L.push_back(gemm("q_absorb", x.m, h * lora, nope, w(h * lora, nope)));
-    attn.flops = 2 * x.pairs * h * (2 * lora + rope);
-    attn.bytes = latent_bytes + 2 * x.m * h * (lora + rope) * ACT;
-    L.push_back(attn);
+    L.push_back(mla_attention(model, sh, x, decode));
     L.push_back(gemm("v_absorb", x.m, h * v, lora, w(h * v, lora)));
   } else {
     L.push_back(gemm("kv_b_proj", x.kv_tokens, h * (nope + v), lora, w(h * (nope + v), lora)));
-    attn.flops = 2 * x.pairs * h * (qk + v);
-    attn.bytes = latent_bytes + x.kv_tokens * h * (qk + v) * ACT + x.m * h * (qk + v) * ACT;
-    L.push_back(attn);
+    L.push_back(mla_attention(model, sh, x, decode));
   }
   L.push_back(gemm("o_proj", x.m, d, h * v, w(d, h * v)));
 }
@@ -80,12 +95,8 @@ void attention_ops(std::vector<Op>& L, const ModelCard& model, const Sharding& s
 }
 
 Op attention_op(const ModelCard& model, const Sharding& sh, const std::vector<SequenceWork>& batch, long window) {
-  if (!model.mla.on()) return gqa_attention(model, sh, shape_of(batch, window));
-  std::vector<Op> L;
-  mla_ops(L, model, sh, batch, window);
-  for (const Op& op : L)
-    if (op.kind == OpKind::attention) return op;
-  return {};
+  const StepShape x = shape_of(batch, window);
+  return model.mla.on() ? mla_attention(model, sh, x, all_decode(batch)) : gqa_attention(model, sh, x);
 }
 
 }  // namespace tpsim::op_builders

@@ -158,15 +158,18 @@ void dense_mlp_ops(std::vector<Op>& L, const ModelCard& model, int tp, double m,
 }
 
 // The sequences of the busiest of `dp` attention groups when sequence i runs on group i mod dp:
-// the most tokens, then the most KV.
-std::vector<SequenceWork> busiest_group(const std::vector<SequenceWork>& batch, int dp) {
-  std::vector<std::vector<SequenceWork>> groups(std::size_t(std::max(1, dp)));
+// the most tokens, then the most KV. `batch` itself without attention DP (no copy); else the
+// group, held in `storage`.
+const std::vector<SequenceWork>& attention_group(const std::vector<SequenceWork>& batch, int dp, std::vector<SequenceWork>& storage) {
+  if (dp <= 1) return batch;
+  std::vector<std::vector<SequenceWork>> groups(static_cast<std::size_t>(dp));
   for (std::size_t i = 0; i < batch.size(); ++i) groups[i % groups.size()].push_back(batch[i]);
   auto load = [](const std::vector<SequenceWork>& g) {
     const StepShape sh = shape_of(g);
     return std::pair{sh.m, sh.kv_tokens};
   };
-  return *std::max_element(groups.begin(), groups.end(), [&](const auto& a, const auto& b) { return load(a) < load(b); });
+  storage = std::move(*std::max_element(groups.begin(), groups.end(), [&](const auto& a, const auto& b) { return load(a) < load(b); }));
+  return storage;
 }
 
 // What every layer of the step shares.
@@ -254,10 +257,8 @@ StepAttention::StepAttention(const ModelCard& model, const Parallelism& par) : m
 }
 
 int StepAttention::ops(const std::vector<SequenceWork>& batch, std::vector<Op>& out) const {
-  const int dp = par_.attention_dp();
   std::vector<SequenceWork> busiest;
-  if (dp > 1) busiest = busiest_group(batch, dp);
-  const std::vector<SequenceWork>& mine = dp > 1 ? busiest : batch;
+  const std::vector<SequenceWork>& mine = attention_group(batch, par_.attention_dp(), busiest);
   out.resize(windows_.size());
   for (std::size_t k = 0; k < windows_.size(); ++k) out[k] = attention_op(model_, sh_, mine, windows_[k]);
   return int(mine.size());
@@ -276,8 +277,7 @@ StepOps step_ops(const ModelCard& model, const Parallelism& par, const std::vect
   const double d = model.hidden_size;
   const int dp = par.attention_dp();
   std::vector<SequenceWork> busiest;
-  if (dp > 1) busiest = busiest_group(batch, dp);
-  const std::vector<SequenceWork>& mine = dp > 1 ? busiest : batch;
+  const std::vector<SequenceWork>& mine = attention_group(batch, dp, busiest);
   const StepShape shape = shape_of(mine);
   const LayerContext x{model, par, sh, mine, shape.m, dp > 1 ? shape_of(batch).m : shape.m};
 
