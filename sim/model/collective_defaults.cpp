@@ -68,6 +68,10 @@ constexpr double NVLINK_EFF = 0.8;
 // = 2.4 us, H100 all_gather ring (34.7 - 11.0) / 7 = 3.4 us; their median.
 constexpr double SERIAL_LAUNCH_S = 2.9 * US;
 
+// NVLS-tree: network bytes per byte of S a node's NICs carry each way, over TREE_NET_EFF (1 on 2
+// nodes, 2 beyond: NCCL's double binary tree).
+double nvls_tree_net_share(int nodes) { return (nodes <= 2 ? 1.0 : 2.0) / TREE_NET_EFF; }
+
 const double* hop_table(PathClass c, bool staged, Algorithm a) {
   if (c == PathClass::NET) return a == Algorithm::tree ? HOP_LAT_NET_TREE : HOP_LAT_NET;
   if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
@@ -123,7 +127,6 @@ int network_steps(Algorithm a, CollectiveOp op, int n, int nodes) {
 
 double tcp_latency_s(Algorithm a, CollectiveOp op, int n, int nodes) { return network_steps(a, op, n, nodes) * TCP_NET_STEP; }
 
-double nvls_tree_net_share(int nodes) { return (nodes <= 2 ? 1.0 : 2.0) / TREE_NET_EFF; }
 
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps) {
   return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));

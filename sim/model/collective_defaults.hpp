@@ -53,11 +53,9 @@ double tcp_latency_s(Algorithm a, CollectiveOp op, int nranks, int nodes);
 //   latency = NVLS's + 2 log2(nodes) network steps.
 // A ring all-reduce moves 2(N-1)/N S per node each way, so on 2 nodes the tree needs half the network.
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_Bps, double node_net_Bps);
-// Network bytes per byte of S a node's NICs carry each way, over TREE_NET_EFF: 1/0.92 on 2 nodes, 2/0.92 beyond.
-double nvls_tree_net_share(int nodes);
 // The bytes of one edge of the rail rings that stand for an NVLS-tree's traffic, so that the
 // flows take algbw's time alone: each GPU's network edge carries its NIC's share of the tree,
-// S x nvls_tree_net_share / k, its k - 1 edges within the node S / (NVLS_TREE_EFF (k - 1)).
+// S x (1 on 2 nodes, 2 beyond) / (TREE_NET_EFF k), its k - 1 edges within the node S / (NVLS_TREE_EFF (k - 1)).
 double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network);
 
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,

@@ -275,11 +275,10 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
 // NVSwitch); across such nodes NVLS-tree. A scenario's `algorithm:` narrows the choice (`nvls`
 // names both).
 std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, const GroupSummary& g) const {
-  const std::optional<Algorithm> nvls = g.nvls_possible        ? std::optional{Algorithm::nvls}
-                                        : g.nvls_tree_possible ? std::optional{Algorithm::nvls_tree}
-                                                               : std::nullopt;
-  if (spec_.algorithm == "nvls" && nvls) return {*nvls};
-  if (spec_.algorithm == "auto" && nvls) return {plan.algorithm, *nvls};
+  if (!g.nvls_possible && !g.nvls_tree_possible) return {plan.algorithm};
+  const Algorithm nvls = g.nvls_possible ? Algorithm::nvls : Algorithm::nvls_tree;
+  if (spec_.algorithm == "nvls") return {nvls};
+  if (spec_.algorithm == "auto") return {plan.algorithm, nvls};
   return {plan.algorithm};
 }
 

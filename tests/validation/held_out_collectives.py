@@ -41,9 +41,10 @@ def main(argv):
             rc, out, err = run(base)
             unc = median_error(out) if rc == 0 else None
             calibrated = {}
-            op_here = re.search(r"collective: (\w+) on", out).group(1) if unc is not None else None
+            # The sweep's header names the op as the log does (alltoall), the fit as tpsim does (all_to_all).
+            op_here = re.search(r"collective: (\w+) on", out).group(1).replace("_", "") if unc is not None else None
             for src, (op, ranks, cal) in fits.items():
-                if op == op_here and ranks == len(gpus.split(",")):
+                if op is not None and op.replace("_", "") == op_here and ranks == len(gpus.split(",")):
                     rc, out, _ = run(base + ["--calibration", cal])
                     calibrated[src] = median_error(out) if rc == 0 else None
             shown = ", ".join("%s %s" % (src, "refused" if c is None else "%.1f%%" % c) for src, c in calibrated.items())
