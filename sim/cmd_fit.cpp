@@ -152,6 +152,8 @@ int fit_command(int argc, char** argv) {
                                   box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
+      f.cpu_vendor = topo->platform().cpu_vendor;
+      if (box->nodes > 1) f.net_transport = topo->platform().net_transport;
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);
         f.host_copy_Bps = s.host_copy_Bps, f.socket_copy_Bps = s.socket_copy_Bps;

@@ -68,6 +68,9 @@ std::string envelope_block(const CollectiveFit& c) {
     out += fmt::format("    # no wire_bandwidth: {}\n", c.transfer_note);
   else
     out += "    # no wire_bandwidth: fitted without --platform, the bandwidths are absolute and carry only to the same links\n";
+  if (!c.cpu_vendor.empty()) out += fmt::format("    cpu_vendor: {}   # the fitted platform's hosts\n", c.cpu_vendor);
+  if (!c.net_transport.empty())
+    out += fmt::format("    net_transport: {}   # between the fitted nodes: the default latency its fit is compared with\n", c.net_transport);
   if (c.host_copy_Bps)
     out += fmt::format("    host_copy_bandwidth: {}   # host-staged: the pace of copies through host memory within a socket\n",
                        gbps(*c.host_copy_Bps));

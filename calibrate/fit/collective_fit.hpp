@@ -114,6 +114,7 @@ struct CollectiveFit {
   std::string gpu;          // GPU model, from the platform or the log ("" when neither says)
   std::string nccl_version; // from the log's "NCCL version" line ("" when absent)
   std::optional<double> wire_Bps;  // the fitted rings' wire rate, when the platform is known (annotate_transfer)
+  std::string cpu_vendor, net_transport;  // the fitted platform's, when it says ("" otherwise; set by `tpsim fit`)
   // A host-staged log on a known platform: the host-copy rate (within a socket) or the socket-copy
   // rate (across sockets) its Simple line implies (model/host_staging.hpp; set by `tpsim fit`).
   std::optional<double> host_copy_Bps, socket_copy_Bps;

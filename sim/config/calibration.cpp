@@ -1,10 +1,12 @@
 #include "calibration.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "p2p_policy.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
@@ -28,6 +30,15 @@ E read_name(const YamlMap& m, const std::string& key, const std::array<E, N>& va
     names.push_back(name(v));
   }
   m.fail(m.node(key), fmt::format("'{}' must be one of {}", key, fmt::join(names, ", ")) + did_you_mean(s, names));
+}
+
+// m[key] when it is one of `names` ("" when absent); a located error listing them otherwise.
+std::string read_listed(const YamlMap& m, const std::string& key, const std::vector<std::string>& names) {
+  if (!m.has(key)) return "";
+  const std::string s = m.str(key);
+  if (std::find(names.begin(), names.end(), s) == names.end())
+    m.fail(m.node(key), fmt::format("'{}' must be one of {}", key, fmt::join(names, ", ")) + did_you_mean(s, names));
+  return s;
 }
 
 CollectivePiece read_piece(const YamlMap& m) {
@@ -95,6 +106,8 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
     c.wire_Bps = m.quantity("wire_bandwidth", Quantity::bandwidth);
     if (*c.wire_Bps <= 0) m.fail(m.node("wire_bandwidth"), "'wire_bandwidth' must be positive");
   }
+  c.cpu_vendor = read_listed(m, "cpu_vendor", cpu_vendor_names());
+  c.net_transport = read_listed(m, "net_transport", net_transport_names());
   for (auto [key, field] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})
     if (m.has(key)) {
       *field = m.quantity(key, Quantity::bandwidth);
@@ -103,7 +116,7 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
 }
 
 CollectiveCalibration read_collective(const YamlMap& m) {
-  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes",
+  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes", "cpu_vendor", "net_transport",
                 "wire_bandwidth", "host_copy_bandwidth", "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");

@@ -52,6 +52,9 @@ struct CollectiveCalibration {
   int gpus_per_thread = 1;       // launch mode: nccl-tests -g N, one thread driving N GPUs (1: a process per GPU)
   double min_size_B = 0, max_size_B = 0;  // measured sizes (0, 0: not recorded)
   std::optional<double> wire_Bps;  // the fitted group's ring wire rate (all rings), when the fit knew the platform
+  // The fitted platform's hosts, when it said (cpu_vendor_names(), net_transport_names(); "" otherwise):
+  // the default latency a fitted one is compared with is that box's.
+  std::string cpu_vendor, net_transport;
   // Host-staged logs: the pace of copies through host memory (within a socket, and across sockets)
   // the fit found on its platform (model/host_staging.hpp); none: the defaults.
   std::optional<double> host_copy_Bps, socket_copy_Bps;

@@ -8,11 +8,16 @@ namespace tpsim {
 namespace {
 
 // The path class an entry's key names (SHM: host-staged over PCIe); the target's when it names none.
-std::pair<PathClass, bool> entry_class(const CollectiveCalibration& e, const GroupSummary& target) {
-  if (e.path_class.empty() || e.path_class == "NVLS") return {target.worst_class, target.staged};
-  if (e.path_class == "SHM") return {PathClass::PIX, true};
-  const PathClass c = parse_path_class(e.path_class);
-  return {c, c == PathClass::SYS && target.staged};
+// The fitted box's collective as the default latency model sees it: the entry's ranks, nodes and
+// hosts; its path class (the target's when the entry names none, or NVLS).
+LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& target) {
+  LatencyPath path{e.nranks, target.worst_class, target.staged, e.nodes};
+  if (e.path_class == "SHM") path.worst_class = PathClass::PIX, path.staged = true;
+  else if (!e.path_class.empty() && e.path_class != "NVLS")
+    path.worst_class = parse_path_class(e.path_class), path.staged = path.worst_class == PathClass::SYS && target.staged;
+  path.amd_host = e.cpu_vendor == "amd";
+  path.tcp_net = e.net_transport == "tcp";
+  return path;
 }
 
 std::string gbps(double bps) { return fmt::format("{:.3g} GB/s", bps / 1e9); }
@@ -77,9 +82,8 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     // moving it by hops alone took a fitted 8-rank LL128 intercept of 18.6 us to 3.6 us at 2 ranks,
     // below NCCL's base latency), the bandwidth as measured. Fitted without a platform, the line's
     // algorithm is not known: the target's stands for it (a tree across nodes stays a tree).
-    const auto [cls, staged] = entry_class(e, t);
-    const double lat = fitted_latency / default_latency_s(p, a, op, e.nranks, cls, staged, e.nodes) *
-                       default_latency_s(p, a, op, t.nranks, t.worst_class, t.staged, t.nodes, t.intra_class, t.amd_host);
+    const double lat =
+        fitted_latency / default_latency_s(p, a, op, fitted_path(e, t)) * default_latency_s(p, a, op, t.latency_path());
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }
@@ -88,8 +92,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
                                              algorithm_name(f.algorithm))};
   LineCosts c = fallback;
   c.calibrated = true;
-  const auto [cls, staged] = entry_class(e, t);
-  const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, e.nranks, cls, staged, e.nodes);
+  const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, fitted_path(e, t));
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the
   // recorded logs: carrying it from H100 to A100 took 8.8% to 13.3% median error.

@@ -91,19 +91,23 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
 
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a) { return hop_table(c, staged, a)[static_cast<int>(p)]; }
 
-double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, int nodes, PathClass intra,
-                         bool amd_host) {
+double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path) {
+  const int n = path.nranks, nodes = path.nodes;
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
-  if (a == Algorithm::nvls_tree) return base + 2 * std::floor(std::log2(double(nodes))) * NVLS_TREE_NET_STEP;
-  const bool across_nodes = c == PathClass::NET && nodes > 1 && op != CollectiveOp::send_recv && op != CollectiveOp::all_to_all;
-  if (!across_nodes || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop_latency_s(c, staged, p, a);
+  const double tcp = path.tcp_net && nodes > 1 ? TCP_NET_STEP : 0.0;
+  const double net_levels = std::floor(std::log2(double(nodes)));
+  if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + tcp);
+  const bool pairwise = op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all;
+  const double hop = hop_latency_s(path.worst_class, path.staged, p, a);
+  if (path.worst_class != PathClass::NET || nodes <= 1 || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop;
+  if (pairwise) return base + latency_steps(a, op, n) * (hop + tcp);
   // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
   // per node every step does, at the tree's network latency.
   const bool one_per_node = n == nodes;
-  const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a);
-  const double intra_hop = hop_latency_s(intra, false, p, a);
-  if (a == Algorithm::tree) return base + 2 * ((n / nodes - 1) * intra_hop + std::floor(std::log2(double(nodes))) * net);
-  const double overhead = (amd_host ? NET_OVERHEAD_AMD_S : NET_OVERHEAD_S) * (p == Protocol::Simple ? 3 : 1);
+  const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a) + tcp;
+  const double intra_hop = hop_latency_s(path.intra_class, false, p, a);
+  if (a == Algorithm::tree) return base + 2 * ((n / nodes - 1) * intra_hop + net_levels * net);
+  const double overhead = (path.amd_host ? NET_OVERHEAD_AMD_S : NET_OVERHEAD_S) * (p == Protocol::Simple ? 3 : 1);
   const int steps = latency_steps(a, op, n), inter = op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;
   return base + (steps - inter) * std::max(intra_hop, overhead) + inter * net;
 }
@@ -117,16 +121,6 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathC
 }
 
 double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
-
-int network_steps(Algorithm a, CollectiveOp op, int n, int nodes) {
-  if (nodes <= 1) return 0;
-  if (n == nodes || op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all) return latency_steps(a, op, n);
-  if (a == Algorithm::tree || a == Algorithm::nvls_tree) return 2 * int(std::floor(std::log2(double(nodes))));
-  return op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;
-}
-
-double tcp_latency_s(Algorithm a, CollectiveOp op, int n, int nodes) { return network_steps(a, op, n, nodes) * TCP_NET_STEP; }
-
 
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps) {
   return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));

@@ -23,13 +23,26 @@ int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 // NCCL's NVLink and PCIe steps differ between ring (and direct) and tree (tuning.cc hwLat).
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring);
 
+// Where a collective's steps run, as its fixed cost sees them: the ranks, the slowest path class
+// (host-staged or not), the nodes, the slowest class within a node, the hosts' CPU vendor (NCCL's
+// network post overhead) and the transport between nodes (TCP: the hosts' socket stacks).
+struct LatencyPath {
+  int nranks = 2;
+  PathClass worst_class = PathClass::NVL;
+  bool staged = false;
+  int nodes = 1;
+  PathClass intra_class = PathClass::NVL;
+  bool amd_host = false;
+  bool tcp_net = false;
+};
+
 // The default fixed cost of one collective: base(algorithm, protocol) + steps * hop. A tree across
 // `nodes` > 1 is NCCL's (tuning.cc): base + 2 ((N / nodes - 1) x intra-node hop + log2(nodes) x
-// network hop), the chain inside each node paying the `intra` class's tree hop; a ring across
+// network hop), the chain inside each node paying the intra class's tree hop; a ring across
 // nodes pays the network hop on its 2 (nodes - 1) crossing steps only (all-reduce; nodes - 1
-// otherwise), its other steps at least NCCL's network post overhead (2 us on AMD hosts).
-double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, int nodes = 1,
-                         PathClass intra = PathClass::NVL, bool amd_host = false);
+// otherwise), its other steps at least NCCL's network post overhead (2 us on AMD hosts); with one
+// GPU per node every step is a network hop. Over TCP every network hop also pays TCP_NET_STEP.
+double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path);
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
 // (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the
@@ -38,12 +51,6 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, 
 
 // The share of a protocol's bytes that is payload: LL 1/2 (4 B of flags per 4 B), LL128 120/128, Simple 1.
 double payload_share(Protocol p);
-
-// The steps of a collective that cross nodes: 2 log2(nodes) for a tree or NVLS-tree, 2 (nodes - 1)
-// for a ring all-reduce (nodes - 1 otherwise), every step with one GPU per node; 0 on one node.
-int network_steps(Algorithm a, CollectiveOp op, int nranks, int nodes);
-// What TCP between nodes adds (a platform's net_transport="tcp"): TCP_NET_STEP per network step.
-double tcp_latency_s(Algorithm a, CollectiveOp op, int nranks, int nodes);
 
 // NVLS-tree (NCCL's NVLS_TREE, Hopper NVSwitch nodes, all-reduce across nodes): inside each node
 // NVLS (every GPU sends S into the switch and reads S back, at NVLS_TREE_EFF of its port), across nodes
@@ -84,6 +91,8 @@ struct GroupSummary {
   int compute_capability = 0;
   std::string gpu_model;
   const GpuSpec* gpu_spec = nullptr;
+
+  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net}; }
 };
 
 // NCCL's LL bus-bandwidth cap (tuning.cc llMaxBws): by GPU generation within a node, by host

@@ -53,12 +53,10 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
-  LineCosts c{default_latency_s(p, a, op, n, g.worst_class, g.staged, g.nodes, g.intra_class, g.amd_host) +
-                  latency_steps(a, op, n) * g.wire_latency_s,
+  LineCosts c{default_latency_s(p, a, op, g.latency_path()) + latency_steps(a, op, n) * g.wire_latency_s,
           a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps)
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
-  if (g.tcp_net) c.latency_s += tcp_latency_s(a, op, n, g.nodes);
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);

@@ -215,8 +215,8 @@ TEST_CASE("pieces stay on the box they measured: another rank count gets the env
     INFO("size ", size);
     const CollectivePlan& plan = model.plan(CollectiveOp::all_reduce, size, gpus);
     const ProtocolFit& line = *c.protocols[static_cast<int>(plan.protocol)];
-    const double at_16 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 16, PathClass::NET, false, 2),
-                 at_8 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, 8, PathClass::NET, false, 2);
+    const double at_16 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, LatencyPath{16, PathClass::NET, false, 2}),
+                 at_8 = default_latency_s(plan.protocol, plan.algorithm, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NET, false, 2});
     CHECK(plan.latency_s == doctest::Approx(line.latency_s / at_16 * at_8).scale(0));
     CHECK(plan.bus_bw_Bps == line.bus_bw_Bps);
   }
@@ -274,4 +274,19 @@ TEST_CASE("pieces in a calibration file: read, and refused where sizes would hav
                              "    protocols:\n"
                              "      LL: { latency: 10us, bus_bandwidth: 1GBps, max_size: 64KiB }\n") ==
         ":5:50: error: unknown key 'max_size'");
+}
+
+TEST_CASE("a calibration's cpu_vendor and net_transport: read, and a located error outside their names") {
+  const std::string head = "collectives:\n  - op: all_reduce\n    nranks: 16\n    nodes: 2\n";
+  const std::string line = "    protocols:\n      LL: { latency: 100us, bus_bandwidth: 9GBps }\n";
+  {
+    TempFile ok("tpsim_envelope_hosts.yaml", head + "    cpu_vendor: amd\n    net_transport: tcp\n" + line);
+    const Calibration cal = load_calibration(ok.path);
+    CHECK(cal.collectives.at(0).cpu_vendor == "amd");
+    CHECK(cal.collectives.at(0).net_transport == "tcp");
+  }
+  CHECK(error_of_calibration(head + "    net_transport: tpc\n" + line) ==
+        ":5:20: error: 'net_transport' must be one of rdma, tcp; did you mean 'tcp'?");
+  CHECK(error_of_calibration(head + "    cpu_vendor: amdd\n" + line) ==
+        ":5:17: error: 'cpu_vendor' must be one of amd, intel, arm, power, zhaoxin; did you mean 'amd'?");
 }

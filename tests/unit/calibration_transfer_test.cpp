@@ -52,7 +52,7 @@ namespace {
 // there, bus bandwidth 0.7 W; applied to GPUs 0-3 of `platform` with a forced Simple ring.
 struct A100LineOnFourGpus {
   static constexpr double W = 300e9;
-  Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false),
+  Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false}),
                                 0.7 * W, W, Algorithm::ring);
   Topology topo;
   CollectiveModel model;
@@ -97,7 +97,7 @@ TEST_CASE("a ring line moves to another GPU model: its wire fraction carries, it
 TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative sum of hops") {
   // Before: L_fit + (steps(2) - steps(8)) x hop could fall to ~0 (0.2 ns at 8 B). Now
   // L = L_fit / default(ring, 8) x default(direct, 2) = 1.5 x (8.4 + 2 x 3.4) us.
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false});
   const Calibration cal = simple_line(1.5 * fit_default, 200e9, 300e9, Algorithm::ring);
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   CollectiveSpec spec;
@@ -113,7 +113,7 @@ TEST_CASE("a fit without wire rates (no --platform) moves its latency to 2 ranks
   // moved by hops, L_fit + (steps(direct, 2) - steps(ring, 8)) x hop, and a low intercept fell
   // below NCCL's base latency. Now, as with a wire rate: L = L_fit / default(ring, 8) x
   // default(direct, 2) = 1.5 x (8.4 + 2 x 3.4) us; the bandwidth stays absolute (200 GB/s).
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false});
   Calibration cal = simple_line(1.5 * fit_default, 200e9, 300e9, Algorithm::ring);
   cal.collectives[0].wire_Bps.reset();
   cal.collectives[0].protocols[2]->wire_fraction.reset();
@@ -147,7 +147,7 @@ TEST_CASE("serial launches: a -g 8 log's latency is an engine's plus 7 x 2.9 us,
   // serial_launch_s(N) = (N - 1) x 2.9 us (collective_defaults.cpp, derived from the -g 8 logs).
   CHECK(serial_launch_s(1) == 0);
   CHECK(serial_launch_s(8) == doctest::Approx(7 * 2.9e-6).scale(0));
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false);
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false});
   const Calibration cal = simple_line(fit_default + serial_launch_s(8), 200e9, 300e9, Algorithm::ring, 8);
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
@@ -197,4 +197,28 @@ TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats the wire, an
   CHECK_FALSE(same_gpu("NVIDIA A100-SXM4-40GB", "A100-SXM4-80GB"));
   CHECK(same_gpu("NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"));
   CHECK_FALSE(same_gpu("NVIDIA H100 80GB HBM3", "A100-SXM4-80GB"));
+}
+
+TEST_CASE("a fit on a TCP box is compared with that box's own default, which already pays TCP's network hops") {
+  // The A3 Mega platform (net_transport="tcp"), 16 ranks on 2 nodes, an LL tree line fitted at
+  // 1.2 x the default there: 1.2 x (6.8 + 2 (7 x 0.6 + 5.0 + 49)) us. Replayed on the same box it
+  // gives 1.2 x that again, not 1.2 x default_tcp / default_rdma x default_tcp (TCP counted twice).
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_gcp_a3mega_tcpxo.xml"), {}, "");
+  std::vector<int> gpus(16);
+  for (int i = 0; i < 16; ++i) gpus[i] = i;
+  const double tcp_default = (6.8 + 2 * (7 * 0.6 + 5.0 + 49)) * 1e-6;
+  CollectiveCalibration c;
+  c.source = "a3mega.log", c.op = "all_reduce", c.path_class = "NET", c.nranks = 16, c.nodes = 2, c.gpu = "H100-SXM5-80GB";
+  c.net_transport = "tcp";
+  c.wire_Bps = CollectiveModel(topo, CollectiveSpec{}, nullptr).summary(CollectiveOp::all_reduce, gpus).raw_Bps;
+  ProtocolFit f{1.2 * tcp_default, 30e9, true};
+  f.wire_fraction = 30e9 / *c.wire_Bps;
+  f.algorithm = Algorithm::tree;
+  c.protocols[0] = f;
+  Calibration cal;
+  cal.collectives.push_back(c);
+  CollectiveSpec spec;
+  spec.protocol = "LL";
+  CollectiveModel model(topo, spec, &cal);
+  CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(1.2 * tcp_default).epsilon(1e-9));
 }

@@ -21,12 +21,12 @@ TEST_CASE("a tree across 2 nodes: base + 2 ((N / nodes - 1) x NVLink tree hop + 
   // 16 ranks on 2 nodes, LL: 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (the 2x HGX H100 log's floor
   // is 25-34 us); Simple: 8.4 + 2 x (7 x 4.0 + 14) = 92.4 us.
   const auto tree = [](Protocol p) {
-    return default_latency_s(p, Algorithm::tree, CollectiveOp::all_reduce, 16, PathClass::NET, false, 2, PathClass::NVL);
+    return default_latency_s(p, Algorithm::tree, CollectiveOp::all_reduce, LatencyPath{16, PathClass::NET, false, 2, PathClass::NVL});
   };
   CHECK(tree(Protocol::LL) == doctest::Approx(25.2 * US));
   CHECK(tree(Protocol::Simple) == doctest::Approx(92.4 * US));
   // 32 ranks on 4 nodes: log2(4) = 2 network steps each way: 6.8 + 2 x (7 x 0.6 + 2 x 5.0) = 35.2 us.
-  CHECK(default_latency_s(Protocol::LL, Algorithm::tree, CollectiveOp::all_reduce, 32, PathClass::NET, false, 4) ==
+  CHECK(default_latency_s(Protocol::LL, Algorithm::tree, CollectiveOp::all_reduce, LatencyPath{32, PathClass::NET, false, 4}) ==
         doctest::Approx(35.2 * US));
 }
 
@@ -35,14 +35,14 @@ TEST_CASE("a ring across 2 nodes pays the network hop on its 2 (nodes - 1) cross
   // = 40.2 us; on an AMD host (2.0 us overhead): 6.8 + 28 x 2.0 + 5.4 = 68.2 us; Simple (overhead
   // x 3): 8.4 + 28 x max(3.4, 3.0) + 2 x 14 = 131.6 us. All-gather: 15 steps, 1 crossing.
   const auto ring = [](Protocol p, CollectiveOp op, bool amd) {
-    return default_latency_s(p, Algorithm::ring, op, 16, PathClass::NET, false, 2, PathClass::NVL, amd);
+    return default_latency_s(p, Algorithm::ring, op, LatencyPath{16, PathClass::NET, false, 2, PathClass::NVL, amd});
   };
   CHECK(ring(Protocol::LL, CollectiveOp::all_reduce, false) == doctest::Approx(40.2 * US));
   CHECK(ring(Protocol::LL, CollectiveOp::all_reduce, true) == doctest::Approx(68.2 * US));
   CHECK(ring(Protocol::Simple, CollectiveOp::all_reduce, false) == doctest::Approx(131.6 * US));
   CHECK(ring(Protocol::LL, CollectiveOp::all_gather, false) == doctest::Approx((6.8 + 14 * 1.0 + 2.7) * US));
   // One node: every step pays the NVLink ring hop, as before: 6.8 + 14 x 0.6 = 15.2 us at 8 ranks.
-  CHECK(default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::NVL, false) == doctest::Approx(15.2 * US));
+  CHECK(default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false}) == doctest::Approx(15.2 * US));
 }
 
 TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node count, and a tree keeps 0.92 / 3.8 of its links") {
@@ -67,9 +67,9 @@ TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node coun
 
 TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across that moves S per node each way on 2 nodes") {
   // latency = NVLS's 55 us + 2 log2(nodes) network steps of 80 us: 215 us on 2 nodes, 375 us on 4.
-  CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, 16, PathClass::NET, false, 2) ==
+  CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, LatencyPath{16, PathClass::NET, false, 2}) ==
         doctest::Approx(215 * US));
-  CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, 32, PathClass::NET, false, 4) ==
+  CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, LatencyPath{32, PathClass::NET, false, 4}) ==
         doctest::Approx(375 * US));
   // algbw = min(port x 0.56, node NICs x 0.92 / (1 on 2 nodes, 2 beyond)); busbw = algbw x 2(N-1)/N.
   CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 400e9) == doctest::Approx(450e9 * 0.56 * 30 / 16));
@@ -97,15 +97,19 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
 }
 
 TEST_CASE("TCP between nodes: every network step also pays 49 us of socket stacks") {
-  // Network steps: a tree on 2 nodes 2 log2(2) = 2, on 4 nodes 4; a ring all-reduce 2 (nodes - 1);
-  // one GPU per node: every step. None on one node.
-  CHECK(network_steps(Algorithm::tree, CollectiveOp::all_reduce, 16, 2) == 2);
-  CHECK(network_steps(Algorithm::nvls_tree, CollectiveOp::all_reduce, 32, 4) == 4);
-  CHECK(network_steps(Algorithm::ring, CollectiveOp::all_reduce, 32, 4) == 6);
-  CHECK(network_steps(Algorithm::ring, CollectiveOp::all_gather, 32, 4) == 3);
-  CHECK(network_steps(Algorithm::direct, CollectiveOp::all_reduce, 2, 2) == 2);
-  CHECK(network_steps(Algorithm::ring, CollectiveOp::all_reduce, 8, 1) == 0);
-  CHECK(tcp_latency_s(Algorithm::tree, CollectiveOp::all_reduce, 16, 2) == doctest::Approx(98 * US));
+  // A network hop pays 49 us more over TCP: a 2-node LL tree has 2 log2(2) = 2 of them,
+  // 6.8 + 2 (7 x 0.6 + 5.0 + 49) = 123.2 us; on 4 nodes 4, 6.8 + 2 (7 x 0.6 + 2 (5.0 + 49)) = 231.2 us;
+  // a ring all-reduce 2 (nodes - 1): 6.8 + 28 x 1.0 + 2 x (2.7 + 49) = 138.2 us on 2 nodes; NVLS-tree
+  // 2 log2(nodes): 55 + 2 x (80 + 49) = 313 us. One node has none: 15.2 us as over RDMA.
+  const auto tcp = [](Algorithm a, Protocol p, int n, int nodes) {
+    return default_latency_s(p, a, CollectiveOp::all_reduce, LatencyPath{n, PathClass::NET, false, nodes, PathClass::NVL, false, true});
+  };
+  CHECK(tcp(Algorithm::tree, Protocol::LL, 16, 2) == doctest::Approx(123.2 * US));
+  CHECK(tcp(Algorithm::tree, Protocol::LL, 32, 4) == doctest::Approx(231.2 * US));
+  CHECK(tcp(Algorithm::ring, Protocol::LL, 16, 2) == doctest::Approx(138.2 * US));
+  CHECK(tcp(Algorithm::nvls_tree, Protocol::Simple, 16, 2) == doctest::Approx(313 * US));
+  CHECK(default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce,
+                          LatencyPath{8, PathClass::NVL, false, 1, PathClass::NVL, false, true}) == doctest::Approx(15.2 * US));
   // The A3 Mega platform says net_transport="tcp": its 2-node LL tree floor is the RDMA one,
   // 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, plus 2 x 49 = 123.2 us (the recorded log: 123 us).
   Topology topo(load_platform_file(ROOT + "/platforms/2x_gcp_a3mega_tcpxo.xml"), {}, "");
