@@ -33,14 +33,15 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   std::string comments;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("#", 0) == 0) comments += line + "\n";
+    if (const auto start = line.find_first_not_of(" \t"); start != std::string::npos && line[start] == '#')
+      comments += line.substr(start) + "\n";
   std::smatch m;
   nodes = 1;
   if (std::regex_search(comments, m, std::regex(R"(nodes:?\s+(\d+))"))) nodes = std::stoi(m[1]);
   // nccl-tests' Rank lines name each rank's host ("#  Rank  0 Group  0 Pid 6899 on HOST device 0"):
   // as many nodes as hosts.
   std::set<std::string> hosts;
-  const std::regex rank_host(R"(#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device)");
+  const std::regex rank_host(R"(#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
   for (auto it = std::sregex_iterator(comments.begin(), comments.end(), rank_host); it != std::sregex_iterator(); ++it)
     hosts.insert((*it)[1]);
   if (hosts.size() > 1) nodes = std::max(nodes, int(hosts.size()));

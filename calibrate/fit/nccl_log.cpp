@@ -54,6 +54,7 @@ std::optional<double> to_double(std::string_view s) {
 
 // The table layout read from the column header.
 struct Layout {
+  int root = 4;       // index of the root column; -1 in nccl-tests before 2.10, which printed none
   int oop = 5;        // index of the out-of-place time column
   int ip = 9;         // index of the in-place time column
   int required = 13;  // fields every data row has
@@ -69,7 +70,12 @@ struct Layout {
 
 bool is_time_name(std::string_view s) { return s == "time" || s == "cputime"; }
 
-// Reads `#  size count type redop root time algbw busbw #wrong [i_min ...] time ...`.
+// The column after busbw: `#wrong` (errors found), or `error` (the largest relative error) in
+// nccl-tests before 2.10.
+bool is_check_name(std::string_view s) { return s == "#wrong" || s == "error"; }
+
+// Reads `#  size count type redop root time algbw busbw #wrong [i_min ...] time ...`, or the layout
+// of nccl-tests before 2.10, `#  size count type redop time algbw busbw error time ...`.
 Layout read_header(const std::vector<Token>& t, const std::string& file, int line) {
   // t[0] is "#" or starts with '#'; the names follow.
   std::vector<std::string> names;
@@ -89,19 +95,23 @@ Layout read_header(const std::vector<Token>& t, const std::string& file, int lin
   };
   static const std::array<const char*, 5> lead{"size", "count", "type", "redop", "root"};
   if (names.size() < 5) bad("too few columns");
-  for (std::size_t i = 0; i < lead.size(); ++i)
+  const bool has_root = !is_time_name(names[4]);  // nccl-tests before 2.10: the time follows redop
+  for (std::size_t i = 0; i < lead.size() - (has_root ? 0 : 1); ++i)
     if (names[i] != lead[i]) bad(fmt::format("column {} is '{}', not '{}'", i + 1, names[i], lead[i]));
-  if (names.size() < 13 || !is_time_name(names[5])) bad("no out-of-place time column after 'root'");
+  const int oop = has_root ? 5 : 4;
+  if (static_cast<int>(names.size()) < oop + 8 || !is_time_name(names[oop])) bad("no out-of-place time column after 'root'");
   int second = -1;
-  for (std::size_t i = 6; i < names.size(); ++i)
+  for (std::size_t i = oop + 1; i < names.size(); ++i)
     if (is_time_name(names[i])) { second = static_cast<int>(i); break; }
   if (second < 0) bad("no in-place time column");
-  int width = second - 5;
-  if (width < 4 || names[6] != "algbw" || names[7] != "busbw" || names[8] != "#wrong") bad("expected 'time algbw busbw #wrong'");
+  int width = second - oop;
+  if (width < 4 || names[oop + 1] != "algbw" || names[oop + 2] != "busbw" || !is_check_name(names[oop + 3]))
+    bad("expected 'time algbw busbw #wrong'");
   if (static_cast<int>(names.size()) < second + width) bad("in-place group is shorter than the out-of-place one");
   for (int i = 0; i < width; ++i)
-    if (names[second + i] != names[5 + i]) bad(fmt::format("in-place column '{}' does not match '{}'", names[second + i], names[5 + i]));
-  l.oop = 5;
+    if (names[second + i] != names[oop + i]) bad(fmt::format("in-place column '{}' does not match '{}'", names[second + i], names[oop + i]));
+  l.root = has_root ? 4 : -1;
+  l.oop = oop;
   l.ip = second;
   l.required = second + width;
   int rest = static_cast<int>(names.size()) - l.required;
@@ -156,9 +166,9 @@ NcclRow parse_row(const std::vector<Token>& t, std::string_view text, const Layo
   if (!size) throw InputError({file, line, t[0].col}, fmt::format("expected the size in bytes (an integer), found '{}'", t[0].text));
   auto count = to_uint(t[1].text);
   if (!count) throw InputError({file, line, t[1].col}, fmt::format("expected the element count (an integer), found '{}'", t[1].text));
-  auto root = to_double(t[4].text);
+  const auto root = l.root < 0 ? std::optional<double>(-1) : to_double(t[l.root].text);
   if (!root || *root != std::floor(*root) || std::fabs(*root) > 1e6)  // never cast a value an int cannot hold
-    throw InputError({file, line, t[4].col}, fmt::format("expected the root rank (an integer, -1 for none), found '{}'", t[4].text));
+    throw InputError({file, line, t[l.root].col}, fmt::format("expected the root rank (an integer, -1 for none), found '{}'", t[l.root].text));
   row.size_B = *size;
   row.count = *count;
   row.type = std::string(t[2].text);

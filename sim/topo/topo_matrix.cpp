@@ -224,6 +224,11 @@ TopoMatrix Reader::read(const std::string& text) {
     switch (state) {
       case State::start:
         if (blank) continue;
+        if (line.find("nvidia-smi") != std::string::npos) {  // the shell line that printed the matrix
+          m_.notes.push_back(format_note(Location{m_.file, line_no, toks[0].col},
+                                         "the command line before the matrix, skipped"));
+          continue;
+        }
         read_header(line_no, toks);
         state = State::rows;
         last_row_line = line_no;

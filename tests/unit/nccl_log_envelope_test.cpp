@@ -181,3 +181,21 @@ TEST_CASE("op names: the nccl-tests binary, with or without NAME_SUFFIX") {
   CHECK(!op_from_name("hypercube_perf"));  // an nccl-tests binary tpsim has no op for
   CHECK(!op_from_name("all_reduce_perfx"));
 }
+
+TEST_CASE("nccl-tests before 2.10: no root column, an `error` column in place of #wrong") {
+  // 8x V100-SXM2 (2019): `#  size count type redop time algbw busbw error time algbw busbw error`,
+  // the command line first (`root@...# ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8`).
+  const NcclLog log = parse_nccl_log(slurp("tests/data/measured/nccl/8x-v100-sxm2-nvlink-mesh.log"), "v100.log");
+  CHECK(log.op == CollectiveOp::all_reduce);
+  REQUIRE(log.rows.size() == 25);
+  CHECK(log.rows.front().size_B == 8);
+  CHECK(log.rows.front().root == -1);
+  CHECK(log.rows.front().out_of_place.time_us == doctest::Approx(48.46));
+  CHECK(log.rows.back().out_of_place.busbw_GBps == doctest::Approx(129.14));
+  CHECK(log.gpus_per_thread == 8);
+  CHECK(log.gpu_name == "Tesla V100-SXM2-16GB");
+  // A header with neither layout is still refused, naming the one it expects.
+  CHECK(error_of("#  size count type redop time algbw busbw errs time algbw busbw errs\n", "x.log") ==
+        "x.log:1:1: error: unrecognised nccl-tests column header (expected 'time algbw busbw #wrong'); expected '# size "
+        "count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
+}

@@ -322,6 +322,9 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xv100-nv2-nv1-2socket-tabs.txt", "V100-SXM2-32GB"},
       {"5xrtx4090-sys-phb-node.txt", "RTX4090-24GB"},
       {"8xh100-dgx-condensed-numa-column.txt", "H100-SXM5-80GB"},
+      // Held-out boxes whose nccl-tests runs are in tests/data/measured/nccl/.
+      {"8xv100-sxm2-nv1-nv2-mesh-prompt.txt", "V100-SXM2-16GB"},
+      {"8xrtx4090-sys-8numa-amd.txt", "RTX4090-24GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -565,4 +568,14 @@ TEST_CASE("the GPU model must fit the NV# entries") {
                        "A100-SXM4-80GB") ==
         "topo.txt:3:15: error: GPU0's NV entries add up to 24 NVLinks, more than the 12 of one A100-SXM4-80GB, so they "
         "describe an NVSwitch fabric, on which every pair of its GPUs is NV12; but GPU1-GPU2 is PHB");
+}
+
+TEST_CASE("the shell line that printed the matrix is skipped, with a note") {
+  // 8x V100-SXM2 pasted with its prompt line (`root@host:~/nccl-tests# nvidia-smi topo -m`) first.
+  TopoMatrix m = load("8xv100-sxm2-nv1-nv2-mesh-prompt.txt");
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0] == "8xv100-sxm2-nv1-nv2-mesh-prompt.txt:1:1: note: the command line before the matrix, skipped");
+  CHECK(m.path(0, 1).text() == "NV1");
+  CHECK(m.path(0, 3).text() == "NV2");
+  CHECK(m.path(0, 4).code == PathCode::SYS);
 }
