@@ -46,7 +46,8 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
 // (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the
-// LL cap: NVLink rings reach NVLINK_EFF of the wire, every protocol carries its payload share.
+// LL cap: NVLink rings reach NVLINK_EFF of the wire, every protocol carries its payload share;
+// an LL128 all-reduce on NVLink reaches LL128_ALL_REDUCE_EFF of the wire (measured).
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, double raw_Bps);
 
 // The share of a protocol's bytes that is payload: LL 1/2 (4 B of flags per 4 B), LL128 120/128, Simple 1.

@@ -90,6 +90,15 @@ StagingFit fit_staging(const StagedEdge& e, double bus_Bps) {
     return f;
   }
   const double host = default_staging_rates().host_copy_Bps;
+  if (bus_Bps > host && implied_host_copy_Bps(e, bus_Bps)) {
+    // Faster than the default host copy allows: this box's copies through host memory run at least
+    // that fast, within a socket and across; the measurement is the pace of both.
+    f.host_copy_Bps = f.socket_copy_Bps = bus_Bps;
+    f.note = fmt::format("host-staged across sockets: host copy and socket copy {:.3g} GB/s (the Simple line's bus bandwidth, "
+                         "below the {} and above the default host copy {:.3g} GB/s, which is not this box's)",
+                         bus_Bps / 1e9, lanes, host / 1e9);
+    return f;
+  }
   f.socket_copy_Bps = implied_socket_copy_Bps(e, bus_Bps, host);
   f.note = f.socket_copy_Bps ? fmt::format("host-staged across sockets: socket copy {:.3g} GB/s (the Simple line's bus bandwidth, "
                                            "below the {} and the default host copy {:.3g} GB/s)",

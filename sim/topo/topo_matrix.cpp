@@ -206,7 +206,7 @@ private:
 
 TopoMatrix Reader::read(const std::string& text) {
   State state = State::start;
-  int line_no = 0, last_row_line = 0;
+  int line_no = 0, last_row_line = 0, command_line = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t eol = text.find('\n', pos);
@@ -225,6 +225,7 @@ TopoMatrix Reader::read(const std::string& text) {
       case State::start:
         if (blank) continue;
         if (line.find("nvidia-smi") != std::string::npos) {  // the shell line that printed the matrix
+          command_line = line_no;
           m_.notes.push_back(format_note(Location{m_.file, line_no, toks[0].col},
                                          "the command line before the matrix, skipped"));
           continue;
@@ -263,6 +264,9 @@ TopoMatrix Reader::read(const std::string& text) {
         break;
     }
   }
+  if (state == State::start && command_line)
+    fail(command_line + 1, 1, fmt::format("no matrix after the command line on line {}; expected the output of `nvidia-smi topo -m`",
+                                          command_line));
   if (state == State::start)
     fail(1, 1, "empty topology file; expected the output of `nvidia-smi topo -m`");
   check_complete(last_row_line + 1);

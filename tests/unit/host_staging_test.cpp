@@ -96,6 +96,15 @@ TEST_CASE("a P2P-off fit sets the host copy when it is below the lanes, else say
   CHECK_FALSE(across.host_copy_Bps);
   REQUIRE(across.socket_copy_Bps);
   CHECK(*across.socket_copy_Bps == doctest::Approx(1.2e9).scale(0));
+  // Across sockets above the default host copy (4 GB/s): the box copies at least that fast within
+  // a socket too, so the measurement is both rates (the 8x RTX 4090 SYS box: 15.3 GB/s).
+  const StagingFit fast = fit_staging({24e9, 24e9, true}, 15.3e9);
+  REQUIRE(fast.host_copy_Bps);
+  REQUIRE(fast.socket_copy_Bps);
+  CHECK(*fast.host_copy_Bps == doctest::Approx(15.3e9).scale(0));
+  CHECK(*fast.socket_copy_Bps == doctest::Approx(15.3e9).scale(0));
+  CHECK(fast.note == "host-staged across sockets: host copy and socket copy 15.3 GB/s (the Simple line's bus bandwidth, below the "
+                     "PCIe legs 24 and 24 GB/s and above the default host copy 4 GB/s, which is not this box's)");
 }
 
 TEST_CASE("a fitted host copy carries to another staged box, and across sockets with the default socket copy") {

@@ -480,9 +480,12 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(test::topo_parse_error("GPU0\t X \tPIX\nGPU1\tPIX\t X \n") ==
           "topo.txt:1:7: error: found the path code 'X' where the header row should be; the matrix starts with the "
           "line that names the columns (GPU0 GPU1 ... CPU Affinity)");
-    CHECK(test::topo_parse_error("$ nvidia-smi topo -m\n") ==
+    CHECK(test::topo_parse_error("$ ls\n") ==
           "topo.txt:1:1: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found "
           "'$'");
+    // The command line that prints the matrix is skipped; alone, it leaves no matrix.
+    CHECK(test::topo_parse_error("$ nvidia-smi topo -m\n") ==
+          "topo.txt:2:1: error: no matrix after the command line on line 1; expected the output of `nvidia-smi topo -m`");
   }
   SUBCASE("diagonal, symmetry, NV to a NIC") {
     CHECK(test::topo_parse_error(header + "GPU0\tPIX\tPIX\t0-31\t0\n") == "topo.txt:2:6: error: GPU0's own column must be X, found PIX");

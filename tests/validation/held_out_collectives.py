@@ -11,7 +11,9 @@ and reads the "sizes >= 1 KiB: median |error|" line --compare prints.
 usage: held_out_collectives.py TPSIM [--check MEDIAN WORST]   (run from the project root)
 --check exits 1 unless every log predicts, the median over logs of the uncalibrated medians is at
 most MEDIAN percent and each at most WORST, and no calibration from another box is more than 2
-points worse than uncalibrated.
+points worse than uncalibrated. A manifest entry with `known_miss: WHY` is predicted and printed
+with its reason, and counted in a second median over all logs, but the limits gate the others: a
+miss tpsim has no mechanism for yet stays visible without hiding a regression elsewhere.
 """
 import os
 import re
@@ -25,14 +27,28 @@ from leave_one_box_out import MANIFEST, RECORDED, WORSE_BY, fit_all, manifest, m
 HELD_OUT = "tests/data/measured/nccl"
 
 
+def known_misses(path):
+    """log -> the reason its manifest entry gives under `known_miss:`."""
+    misses, log = {}, None
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"\s*-\s+log:\s*(\S+)", line)
+        if m:
+            log = m.group(1)
+        m = re.match(r"\s*known_miss:\s*(.+)$", line)
+        if m and log:
+            misses[log] = m.group(1).strip()
+    return misses
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     tpsim = argv[1]
     check = len(argv) == 5 and argv[2] == "--check"
     median_limit, worst_limit = (float(argv[3]), float(argv[4])) if check else (float("inf"), float("inf"))
-    medians = []
+    medians, all_medians = [], []
     recorded = manifest(MANIFEST)
+    misses = known_misses(os.path.join(HELD_OUT, "manifest.yaml"))
     ok = True
     with tempfile.TemporaryDirectory() as work:
         fits = fit_all(tpsim, recorded, work)
@@ -48,14 +64,20 @@ def main(argv):
                     rc, out, _ = run(base + ["--calibration", cal])
                     calibrated[src] = median_error(out) if rc == 0 else None
             shown = ", ".join("%s %s" % (src, "refused" if c is None else "%.1f%%" % c) for src, c in calibrated.items())
-            print("%s: uncalibrated %s; calibrated on another box: %s" % (log, "refused (%s)" % err if unc is None else "%.1f%%" % unc, shown or "none"))
+            print("%s: uncalibrated %s; calibrated on another box: %s%s" % (log, "refused (%s)" % err if unc is None else "%.1f%%" % unc,
+                                                                        shown or "none", "; known miss: " + misses[log] if log in misses else ""))
+            if unc is not None:
+                all_medians.append(unc)
+            if log in misses and unc is not None:
+                continue
             if unc is None or any(c is None for c in calibrated.values()):
                 ok = False
             elif unc > worst_limit or any(c > unc + WORSE_BY for c in calibrated.values()):
                 ok = False
             if unc is not None:
                 medians.append(unc)
-    print("median over logs of the uncalibrated median |error|: %.1f%% (%d logs)" % (statistics.median(medians), len(medians)))
+    print("median over logs of the uncalibrated median |error|: %.1f%% (%d logs; with the %d known misses: %.1f%%)" %
+          (statistics.median(medians), len(medians), len(all_medians) - len(medians), statistics.median(all_medians)))
     ok = ok and statistics.median(medians) <= median_limit
     if check and not ok:
         print("FAIL: a log did not predict, or missed the limits (median <= %.1f%%, each <= %.1f%%, calibrated no more than %.0f points "
