@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <regex>
-#include <set>
 #include <sstream>
 
 #include "cmd_common.hpp"
@@ -29,7 +28,7 @@ namespace {
 // The path class a log measured, from its comments (topology, hardware, command) or its name:
 // several nodes -> NET; P2P unsupported or disabled -> SHM (host-staged); NVLink -> NVL; else the
 // nvidia-smi code it names. "" when the log does not say: the fit then applies to any path.
-std::string infer_path_class(const std::string& text, const std::string& name, int& nodes) {
+std::string infer_path_class(const std::string& text, const std::string& name, int hosts, int& nodes) {
   std::string comments;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
@@ -38,13 +37,8 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   std::smatch m;
   nodes = 1;
   if (std::regex_search(comments, m, std::regex(R"(nodes:?\s+(\d+))"))) nodes = std::stoi(m[1]);
-  // nccl-tests' Rank lines name each rank's host ("#  Rank  0 Group  0 Pid 6899 on HOST device 0"):
-  // as many nodes as hosts.
-  std::set<std::string> hosts;
-  const std::regex rank_host(R"(#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
-  for (auto it = std::sregex_iterator(comments.begin(), comments.end(), rank_host); it != std::sregex_iterator(); ++it)
-    hosts.insert((*it)[1]);
-  if (hosts.size() > 1) nodes = std::max(nodes, int(hosts.size()));
+  // nccl-tests' Rank lines name each rank's host: as many nodes as hosts.
+  nodes = std::max(nodes, hosts);
   const std::string all = comments + name;
   auto has = [&](const char* s) { return all.find(s) != std::string::npos; };
   if (nodes > 1) return "NET";
@@ -132,7 +126,7 @@ int fit_command(int argc, char** argv) {
     const std::string text = read_input_file(path);
     const fit::NcclLog log = fit::parse_nccl_log(text, path, read);
     int nodes = 1;
-    std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), nodes);
+    std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), log.hosts, nodes);
     if (!path_class.empty()) cls = path_class;
     std::optional<GroupSummary> box;
     if (reference) box = reference->summary(log.op, gpus);

@@ -189,6 +189,27 @@ std::string_view trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// mpirun --tag-output / --timestamp-output prefix every line: `[1,0]<stdout>:` or
+// `Thu Jul 18 15:41:05 2024<stdout>:`. The length of such a tag (0 when the line has none).
+std::size_t output_tag_length(std::string_view line) {
+  for (std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")}) {
+    const std::size_t at = line.find(tag);
+    if (at == std::string_view::npos || at > 40) continue;
+    const std::string_view before = line.substr(0, at);
+    const bool rank = before.size() >= 5 && before.front() == '[' && before.back() == ']' &&
+                      before.find_first_not_of("0123456789,", 1) == before.size() - 1;
+    const bool stamp = before.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 :") == std::string_view::npos;
+    if (rank || stamp) return at + tag.size();
+  }
+  return 0;
+}
+
+// Open MPI's own messages (`[host:pid] 15 more processes have sent help message ...`).
+bool is_mpi_message(std::string_view s) {
+  const std::size_t close = s.find(']');
+  return s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos;
+}
+
 // NCCL's own log lines (`host:pid:tid [dev] NCCL INFO ...`) interleave with the table.
 bool is_nccl_log_line(std::string_view s) {
   return s.find(" NCCL INFO") != std::string_view::npos || s.find(" NCCL WARN") != std::string_view::npos ||
@@ -482,8 +503,15 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     pos = end + 1;
     ++line_no;
+    // An mpirun output tag is blanked, not cut, so that columns stay those of the file.
+    std::string untagged;
+    if (const std::size_t tag = output_tag_length(line)) {
+      untagged.assign(line);
+      std::fill(untagged.begin(), untagged.begin() + static_cast<std::ptrdiff_t>(tag), ' ');
+      line = untagged;
+    }
     std::string_view body = trim(line);
-    if (body.empty()) continue;
+    if (body.empty() || is_mpi_message(body)) continue;
 
     if (body.front() == '#') {
       std::string_view c = trim(body.substr(1));

@@ -199,3 +199,24 @@ TEST_CASE("nccl-tests before 2.10: no root column, an `error` column in place of
         "x.log:1:1: error: unrecognised nccl-tests column header (expected 'time algbw busbw #wrong'); expected '# size "
         "count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
 }
+
+TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are read past") {
+  // `mpirun --tag-output` prefixes every line with [job,rank]<stdout>:, --timestamp-output with a
+  // date; Open MPI prints `[host:pid] ...` help notices between rows. The tag is blanked, so an
+  // error still points at the file's own column.
+  std::istringstream in(slurp(TINY));
+  std::string tagged, line;
+  for (int n = 0; std::getline(in, line); ++n) {
+    tagged += (n % 2 ? "[1,0]<stdout>:" : "Thu Jul 18 15:41:05 2024<stdout>:") + line + "\n";
+    if (line.find("          16 ") == 0) tagged += "[host-11:00814] 15 more processes have sent help message help-mca-var.txt\n";
+  }
+  const NcclLog log = parse_nccl_log(tagged, "tagged.log", {.op = CollectiveOp::all_reduce});
+  REQUIRE(log.rows.size() == 5);
+  CHECK(log.rows[1].size_B == 16);
+  CHECK(log.rows[2].size_B == 32);
+  CHECK(log.hosts == 2);
+  CHECK(log.nccl_version == "2.26.2+cuda12.8");
+  CHECK(error_of("[1,0]<stdout>:#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                 "[1,0]<stdout>:  8 2 float sum -1 x 0 0 0 1 0 0 0\n",
+                 "t.log") == "t.log:2:34: error: expected a number >= 0 or N/A in the out-of-place time column, found 'x'");
+}
