@@ -77,6 +77,13 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (t.worst_class == PathClass::NET && e.wire_Bps && !same_nics && !inside)
     return {fallback, "default", fmt::format("{}: a network fit is not carried to other NICs ({} on the target's rings{})", line,
                                              gbps(t.raw_Bps), ", fitted on " + gbps(*e.wire_Bps))};
+  // NVLink's achieved share of its wire is its generation's (the links and the SMs that drive them):
+  // an A100 NVLink3 fit's Simple line reaches 0.70-0.78, the held-out V100 NVLink2 mesh 0.87, and
+  // carrying the A100 fit there took 16.7% to 20.7% median error. It stays within a generation.
+  const int fitted_cc = e.gpu_spec ? e.gpu_spec->compute_capability : 0;
+  if (t.worst_class == PathClass::NVL && !inside && fitted_cc && t.compute_capability && fitted_cc / 10 != t.compute_capability / 10)
+    return {fallback, "default", fmt::format("{}: an NVLink fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})",
+                                             line, fitted_cc, t.compute_capability)};
   if (!e.wire_Bps || !f.wire_fraction) {
     // Absolute numbers: the latency in its ratio to the default model (as with a wire rate below:
     // moving it by hops alone took a fitted 8-rank LL128 intercept of 18.6 us to 3.6 us at 2 ranks,
@@ -90,13 +97,6 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (is_nvls(f.algorithm) != is_nvls(a))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
                                              algorithm_name(f.algorithm))};
-  // NVLink's achieved share of its wire is its generation's (the links and the SMs that drive them):
-  // an A100 NVLink3 fit's Simple line reaches 0.70-0.78, the held-out V100 NVLink2 mesh 0.87, and
-  // carrying the A100 fit there took 16.7% to 20.7% median error. It stays within a generation.
-  const int fitted_cc = e.gpu_spec ? e.gpu_spec->compute_capability : 0;
-  if (t.worst_class == PathClass::NVL && !inside && fitted_cc && t.compute_capability && fitted_cc / 10 != t.compute_capability / 10)
-    return {fallback, "default", fmt::format("{}: an NVLink fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})",
-                                             line, fitted_cc, t.compute_capability)};
   LineCosts c = fallback;
   c.calibrated = true;
   const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, fitted_path(e, t));

@@ -222,3 +222,23 @@ TEST_CASE("a fit on a TCP box is compared with that box's own default, which alr
   CollectiveModel model(topo, spec, &cal);
   CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(1.2 * tcp_default).epsilon(1e-9));
 }
+
+TEST_CASE("an NVLink fit stays within its GPU generation: an A100 line on H100 keeps the defaults, and says so") {
+  // The A100 line (sm_80) at 0.7 of the wire, 2 x the default latency; on the DGX H100 (sm_90)
+  // the forced Simple ring runs the default: 8.4 + 14 x 3.4 us, 0.8 of 450 GB/s.
+  Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce,
+                                                      LatencyPath{8, PathClass::NVL, false}),
+                                0.7 * 300e9, 300e9, Algorithm::ring);
+  cal.collectives[0].gpu_spec = find_gpu_any_name(cal.collectives[0].gpu);  // as load_calibration sets it
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "ring";
+  CollectiveModel model(topo, spec, &cal);
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK_FALSE(p.calibrated);
+  CHECK(p.latency_s == doctest::Approx((8.4 + 14 * 3.4) * 1e-6).scale(0));
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.8 * 450e9).scale(0));
+  CHECK(has_note(model, "default: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): an NVLink fit is not carried to another GPU "
+                        "generation (fitted on sm_80, the target is sm_90)"));
+}
