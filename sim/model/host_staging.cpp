@@ -68,7 +68,8 @@ std::string staging_note(const StagedEdge& e, const StagingRates& r) {
   const bool socket = e.crosses_socket, host_given = r.host_copy_given, socket_given = socket && r.socket_copy_given;
   std::string whence;
   if (!host_given && !socket_given)
-    whence = "default copy rates from published P2P-off runs (a calibration fitted on a P2P-off log replaces them: see its lines)";
+    whence = "default copy rates from published P2P-off runs, whose plateaus span 1.4-27 GB/s from box to box (a calibration "
+             "fitted on this box's P2P-off log replaces them: see its lines)";
   else if (host_given && (socket_given || !socket))
     whence = std::string("copy rates set by the scenario (collectives.host_copy_bandwidth") + (socket ? ", socket_copy_bandwidth)" : ")");
   else
