@@ -96,7 +96,7 @@ struct GroupSummary {
   LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net}; }
 };
 
-// NCCL's LL bus-bandwidth cap (tuning.cc llMaxBws): by GPU generation within a node, by host
+// LL's bus-bandwidth cap (NCCL's tuning.cc llMaxBws; Ampere's measured): by GPU generation within a node, by host
 // CPU vendor and node count across nodes.
 double ll_max_bus_Bps(int compute_capability, int nodes = 1, bool amd_host = false);
 

@@ -13,8 +13,8 @@ namespace {
 constexpr double GPU_DATASHEET = 0.029;   // DGX A100, default kernel surface, no calibration
 constexpr double GPU_CALIBRATED = 0.033;  // DGX H100, calibrated (all-reduce log + measured GEMM times)
 // README "Validation" and calibrate/README.md "Leave one box out", `tpsim collective --compare`:
-constexpr double COLL_DEFAULT = 0.097;    // median over the ten recorded logs of the uncalibrated median error
-constexpr double COLL_OTHER_BOX = 0.103;  // median of the 44 calibrated-from-another-box errors
+constexpr double COLL_DEFAULT = 0.093;    // median over the ten recorded logs of the uncalibrated median error
+constexpr double COLL_OTHER_BOX = 0.095;  // median of the 44 calibrated-from-another-box errors
 constexpr double COLL_NETWORK = 0.168;    // across nodes, uncalibrated: median of 10.3%, 60.8%, 16.8%
 
 bool any_note(const std::vector<std::string>& notes, const std::string& status) {
@@ -78,7 +78,7 @@ Spread collective_spread(const ConfigResult& c, const Calibration* cal, const st
                        (c.decode_collective && c.decode_collective->worst_class == PathClass::NET);
   if (cal && calibrated(c)) {
     if (any_note(notes, "extrapolated") || any_note(notes, "default"))
-      return {COLL_OTHER_BOX, "collectives calibrated on another group or box: ±10.3%, calibrate/README.md \"Leave one box out\" (median of 44 pairs)"};
+      return {COLL_OTHER_BOX, "collectives calibrated on another group or box: ±9.5%, calibrate/README.md \"Leave one box out\" (median of 44 pairs)"};
     double worst_median = 0;
     for (const auto& e : cal->collectives) worst_median = std::max(worst_median, e.residual_median.value_or(COLL_OTHER_BOX));
     return {worst_median, fmt::format("collectives within the calibration's envelope: ±{:.1f}%, the largest median fit residual of {}",
@@ -86,7 +86,7 @@ Spread collective_spread(const ConfigResult& c, const Calibration* cal, const st
   }
   if (network)
     return {COLL_NETWORK, "collectives across nodes, defaults: ±16.8%, README \"Validation\" (median of the three cross-node logs)"};
-  return {COLL_DEFAULT, "collectives from defaults: ±9.7%, README \"Validation\" / calibrate/README.md (median over the ten recorded logs, uncalibrated)"};
+  return {COLL_DEFAULT, "collectives from defaults: ±9.3%, README \"Validation\" / calibrate/README.md (median over the ten recorded logs, uncalibrated)"};
 }
 
 FigureBounds bounds_of(const ConfigResult& c, double gpu, double coll) {
