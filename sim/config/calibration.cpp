@@ -4,10 +4,8 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "p2p_policy.hpp"
-#include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
 namespace tpsim {
@@ -23,22 +21,10 @@ namespace {
 // The value of `values` whose name(v) is m[key]; a located error listing the names otherwise.
 template <class E, std::size_t N>
 E read_name(const YamlMap& m, const std::string& key, const std::array<E, N>& values, const char* (*name)(E)) {
-  const std::string s = m.str(key);
   std::vector<std::string> names;
-  for (E v : values) {
-    if (s == name(v)) return v;
-    names.push_back(name(v));
-  }
-  m.fail(m.node(key), fmt::format("'{}' must be one of {}", key, fmt::join(names, ", ")) + did_you_mean(s, names));
-}
-
-// m[key] when it is one of `names` ("" when absent); a located error listing them otherwise.
-std::string read_listed(const YamlMap& m, const std::string& key, const std::vector<std::string>& names) {
-  if (!m.has(key)) return "";
-  const std::string s = m.str(key);
-  if (std::find(names.begin(), names.end(), s) == names.end())
-    m.fail(m.node(key), fmt::format("'{}' must be one of {}", key, fmt::join(names, ", ")) + did_you_mean(s, names));
-  return s;
+  for (E v : values) names.push_back(name(v));
+  const std::string s = m.one_of(key, names);
+  return values[std::find(names.begin(), names.end(), s) - names.begin()];
 }
 
 CollectivePiece read_piece(const YamlMap& m) {
@@ -106,8 +92,8 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
     c.wire_Bps = m.quantity("wire_bandwidth", Quantity::bandwidth);
     if (*c.wire_Bps <= 0) m.fail(m.node("wire_bandwidth"), "'wire_bandwidth' must be positive");
   }
-  c.cpu_vendor = read_listed(m, "cpu_vendor", cpu_vendor_names());
-  c.net_transport = read_listed(m, "net_transport", net_transport_names());
+  c.cpu_vendor = m.one_of_or("cpu_vendor", cpu_vendor_names(), "");
+  c.net_transport = m.one_of_or("net_transport", net_transport_names(), "");
   for (auto [key, field] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})
     if (m.has(key)) {
       *field = m.quantity(key, Quantity::bandwidth);

@@ -290,18 +290,12 @@ CollectiveSpec read_collectives(const YamlMap& m) {
   if (m.has("fixed_latency")) c.fixed_latency_s = m.quantity("fixed_latency", Quantity::time);
   for (auto [key, out] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})
     if (m.has(key)) *out = positive(m, key, m.quantity(key, Quantity::bandwidth));
-  auto pick = [&](const std::string& key, const std::vector<std::string>& allowed, std::string& out) {
-    if (!m.has(key)) return;
-    out = m.str(key);
-    if (std::find(allowed.begin(), allowed.end(), out) == allowed.end())
-      m.fail(m.node(key), "'" + key + "' must be one of " + fmt_list(allowed) + did_you_mean(out, allowed));
-  };
-  pick("algorithm", collective_algorithm_names(), c.algorithm);
-  pick("protocol", collective_protocol_names(), c.protocol);
-  pick("p2p_level", p2p_level_names(), c.p2p_level);
+  c.algorithm = m.one_of_or("algorithm", collective_algorithm_names(), c.algorithm);
+  c.protocol = m.one_of_or("protocol", collective_protocol_names(), c.protocol);
+  c.p2p_level = m.one_of_or("p2p_level", p2p_level_names(), c.p2p_level);
   // `p2p: off` is NCCL_P2P_DISABLE=1 (as `tpsim collective --p2p off`): every path staged.
   std::string p2p = "on";
-  pick("p2p", {"off", "on"}, p2p);
+  p2p = m.one_of_or("p2p", {"off", "on"}, p2p);
   if (p2p == "off" && m.has("p2p_level"))
     m.fail(m.node("p2p_level"), "'p2p_level' has no effect with 'p2p: off' (NCCL_P2P_DISABLE=1 stages every path through host memory); remove one of them");
   if (p2p == "off") c.p2p_level = "OFF";

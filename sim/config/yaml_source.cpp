@@ -1,5 +1,6 @@
 #include "yaml_source.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "util/spelling.hpp"
@@ -121,6 +122,16 @@ double quantity_of(const std::string& file, const YAML::Node& n, Quantity q, con
 std::string YamlMap::str(const std::string& key) const { return scalar_of(file_, node(key), key); }
 std::string YamlMap::str_or(const std::string& key, const std::string& fallback) const {
   return has(key) ? str(key) : fallback;
+}
+std::string YamlMap::one_of(const std::string& key, const std::vector<std::string>& names) const {
+  const std::string s = str(key);
+  if (std::find(names.begin(), names.end(), s) != names.end()) return s;
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+  fail(node(key), "'" + key + "' must be one of " + list + did_you_mean(s, names));
+}
+std::string YamlMap::one_of_or(const std::string& key, const std::vector<std::string>& names, const std::string& fallback) const {
+  return has(key) ? one_of(key, names) : fallback;
 }
 double YamlMap::number(const std::string& key) const { return number_of(file_, node(key), key); }
 double YamlMap::number_or(const std::string& key, double fallback) const {

@@ -32,6 +32,10 @@ public:
 
   std::string str(const std::string& key) const;
   std::string str_or(const std::string& key, const std::string& fallback) const;
+  // m[key] when it is one of `names` (`fallback` when absent); "'key' must be one of a, b, c; did
+  // you mean ...?" at the value otherwise.
+  std::string one_of(const std::string& key, const std::vector<std::string>& names) const;
+  std::string one_of_or(const std::string& key, const std::vector<std::string>& names, const std::string& fallback) const;
   double number(const std::string& key) const;
   double number_or(const std::string& key, double fallback) const;
   long integer(const std::string& key) const;
