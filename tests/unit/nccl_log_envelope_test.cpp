@@ -190,6 +190,7 @@ TEST_CASE("nccl-tests before 2.10: no root column, an `error` column in place of
   REQUIRE(log.rows.size() == 25);
   CHECK(log.rows.front().size_B == 8);
   CHECK(log.rows.front().root == -1);
+  // As printed: the 8 B row's out-of-place time, the 128 MiB row's busbw (1.75 x its algbw 73.80).
   CHECK(log.rows.front().out_of_place.time_us == doctest::Approx(48.46));
   CHECK(log.rows.back().out_of_place.busbw_GBps == doctest::Approx(129.14));
   CHECK(log.gpus_per_thread == 8);

@@ -22,22 +22,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from leave_one_box_out import MANIFEST, RECORDED, WORSE_BY, fit_all, manifest, median_error, run  # noqa: E402
+from leave_one_box_out import MANIFEST, RECORDED, WORSE_BY, fit_all, manifest, manifest_entries, median_error, run  # noqa: E402
 
 HELD_OUT = "tests/data/measured/nccl"
-
-
-def known_misses(path):
-    """log -> the reason its manifest entry gives under `known_miss:`."""
-    misses, log = {}, None
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r"\s*-\s+log:\s*(\S+)", line)
-        if m:
-            log = m.group(1)
-        m = re.match(r"\s*known_miss:\s*(.+)$", line)
-        if m and log:
-            misses[log] = m.group(1).strip()
-    return misses
 
 
 def main(argv):
@@ -48,11 +35,12 @@ def main(argv):
     median_limit, worst_limit = (float(argv[3]), float(argv[4])) if check else (float("inf"), float("inf"))
     medians, all_medians = [], []
     recorded = manifest(MANIFEST)
-    misses = known_misses(os.path.join(HELD_OUT, "manifest.yaml"))
+    held_out = manifest_entries(os.path.join(HELD_OUT, "manifest.yaml"))
+    misses = {e["log"]: e["known_miss"] for e in held_out if "known_miss" in e}
     ok = True
     with tempfile.TemporaryDirectory() as work:
         fits = fit_all(tpsim, recorded, work)
-        for log, plat, gpus in manifest(os.path.join(HELD_OUT, "manifest.yaml")):
+        for log, plat, gpus in ((e["log"], e["platform"], e["gpus"]) for e in held_out):
             base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)]
             rc, out, err = run(base)
             unc = median_error(out) if rc == 0 else None

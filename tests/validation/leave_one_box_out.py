@@ -34,13 +34,13 @@ MEDIAN_RE = re.compile(r"sizes >= 1 KiB: median \|error\| ([0-9.]+)%")
 FIT_RE = re.compile(r": (\w+) on (\d+) ranks")
 
 
-def manifest(path):
-    """[(log, platform, gpus)] from the manifest's `- log:` entries (no YAML library needed:
-    the file is a list of log / platform / gpus mappings, one key a line)."""
+def manifest_entries(path):
+    """The manifest's `- log:` entries as dicts: log, platform, gpus and an optional known_miss (no
+    YAML library needed: the file is a list of such mappings, one key a line)."""
     entries, cur = [], None
     for line in open(path, encoding="utf-8"):
         line = line.split("#", 1)[0].rstrip()
-        m = re.match(r"\s*(-\s+)?(log|platform|gpus):\s*(.*)$", line)
+        m = re.match(r"\s*(-\s+)?(log|platform|gpus|known_miss):\s*(.*)$", line)
         if not m:
             continue
         if m.group(1):
@@ -51,9 +51,14 @@ def manifest(path):
             value = ",".join(v.strip() for v in value.strip("[]").split(","))
         cur[m.group(2)] = value
     for e in entries:
-        if set(e) != {"log", "platform", "gpus"}:
+        if not {"log", "platform", "gpus"} <= set(e):
             sys.exit("%s: an entry lacks log, platform or gpus: %s" % (path, e))
-    return [(e["log"], e["platform"], e["gpus"]) for e in entries]
+    return entries
+
+
+def manifest(path):
+    """[(log, platform, gpus)] of the manifest's entries."""
+    return [(e["log"], e["platform"], e["gpus"]) for e in manifest_entries(path)]
 
 
 def run(cmd):
