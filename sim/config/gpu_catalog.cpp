@@ -30,6 +30,14 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .nvlink_generation = 3, .nvlinks_per_gpu = 12, .pcie_generation = 4,
        .source = mamf + " (A100 PCIe row); HBM: A800 80GB PCIe, same memory, 1727 GB/s (mli/transformers-benchmarks#4); "
                         "NVLink: the bridge's 600 GB/s both ways"},
+      // A100 PCIe 40GB: 40 GB HBM2, 1555 GB/s (huataihuang/cloud-atlas nvidia_a100.rst: "PCIe 版本的GPU内存带宽为
+      // 1.555 GB/s" [TB/s]; Lambda-LLM-Calculator gpu_specs.csv, "A100 PCIe 40 GB", PCIe 4.0 x16), the same GA100
+      // and 312 TFLOPS as every A100.
+      {.name = "A100-PCIe-40GB", .compute_capability = 80, .memory_B = 40 * GiB, .hbm_peak_Bps = 1555 * GB,
+       .hbm_achievable_Bps = 1366 * GB, .bf16_peak_flops = 312 * TF, .matmul_efficiency = 256.4 / 312,
+       .nvlink_generation = 3, .nvlinks_per_gpu = 12, .pcie_generation = 4,
+       .source = mamf + " (A100 PCIe row); HBM: derived, the A100-SXM4-40GB's measured 1366 GB/s (same memory, "
+                        "1555 GB/s peak); NVLink: the bridge's 600 GB/s both ways"},
       {.name = "H100-SXM5-80GB", .compute_capability = 90, .memory_B = 80 * GiB, .hbm_peak_Bps = 3350 * GB,
        .hbm_achievable_Bps = 2495 * GB, .bf16_peak_flops = 989 * TF, .fp8_peak_flops = 1979 * TF,
        .matmul_efficiency = 792.1 / 989, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
@@ -178,6 +186,19 @@ const std::vector<GpuSpec>& gpu_catalog() {
       {.name = "A10-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 600 * GB,
        .hbm_achievable_Bps = 600 * GB * 0.85, .bf16_peak_flops = 125 * TF, .matmul_efficiency = 0.7, .pcie_generation = 4,
        .source = "derived: datasheet with 85% memory and 70% matmul efficiency"},
+      // A10G (AWS g5): GA102, 24 GB GDDR6, 600 GB/s, 62.5 TFLOPS fp16 tensor, compute capability 8.6
+      // (RajBhope/gpu-runtime-predictor gpu_catalog.json, "NVIDIA_A10G"); half the A10's 125 as that table gives it.
+      {.name = "A10G-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 600 * GB,
+       .hbm_achievable_Bps = 600 * GB * 0.85, .bf16_peak_flops = 62.5 * TF, .matmul_efficiency = 0.7, .pcie_generation = 4,
+       .source = "derived: RajBhope/gpu-runtime-predictor's A10G row with 85% memory and 70% matmul efficiency"},
+      // Tesla V100 PCIe 16GB: 900 GB/s HBM2, 112 TFLOPS fp16 tensor, 250 W, PCIe 3.0 x16, no NVLink (a GPU
+      // catalogue citing nvidia.com/en-us/data-center/v100, stored file id 55596800815: "nvidia-v100-pcie-16gb").
+      {.name = "V100-PCIe-16GB", .compute_capability = 70, .memory_B = 16 * GiB, .hbm_peak_Bps = 900 * GB,
+       .hbm_achievable_Bps = 900 * GB * 0.85, .bf16_peak_flops = 112 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
+       .source = "derived: datasheet (fp16 tensor peak, no bf16) with 85% HBM and 70% matmul efficiency"},
+      {.name = "V100-PCIe-32GB", .compute_capability = 70, .memory_B = 32 * GiB, .hbm_peak_Bps = 900 * GB,
+       .hbm_achievable_Bps = 900 * GB * 0.85, .bf16_peak_flops = 112 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
+       .source = "derived: as the V100-PCIe-16GB row with 32 GB (the same board with twice the HBM2)"},
       {.name = "T4-16GB", .compute_capability = 75, .memory_B = 16 * GB, .hbm_peak_Bps = 320 * GB,
        .hbm_achievable_Bps = 320 * GB * 0.85, .bf16_peak_flops = 65 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
        .source = "derived: datasheet (fp16 tensor peak, no bf16) with 85% memory and 70% matmul efficiency"},
@@ -268,12 +289,16 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
   static const std::vector<std::pair<std::string, std::string>> names{
       {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"},   {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB"},
       {"A100-PCIe-80GB", "NVIDIA A100 80GB PCIe"},   {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3"},
+      {"A100-PCIe-40GB", "NVIDIA A100-PCIE-40GB"},   // Rank lines of xyxxxxx/panoramic's nccl-tests log; PrunaAI results.json
       {"H100-PCIe-80GB", "NVIDIA H100 PCIe"},        {"H100-NVL-94GB", "NVIDIA H100 NVL"},
       {"H200-SXM-141GB", "NVIDIA H200"},             {"B200-SXM-180GB", "NVIDIA B200"},
       {"H20-96GB", "NVIDIA H20"},                    {"GH200-96GB", "NVIDIA GH200 480GB"},
       {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB"},
       {"L40S-48GB", "NVIDIA L40S"},                  {"L40-48GB", "NVIDIA L40"},
       {"L4-24GB", "NVIDIA L4"},                      {"A10-24GB", "NVIDIA A10"},
+      {"A10G-24GB", "NVIDIA A10G"},                  // AWS g5; `nvidia-smi` table, stored file id 10369262131
+      {"V100-PCIe-16GB", "Tesla V100-PCIE-16GB"},    // `nvidia-smi` table, stored file id 66436149009
+      {"V100-PCIe-32GB", "Tesla V100-PCIE-32GB"},    // clinfo Device Name (cgl.ucsf.edu ChimeraX ticket 3156); Sheffield's nccl-tests Rank lines
       {"A40-48GB", "NVIDIA A40"},                    {"T4-16GB", "Tesla T4"},
       {"RTXA6000-48GB", "NVIDIA RTX A6000"},         {"RTXA5000-24GB", "NVIDIA RTX A5000"},
       {"RTX4090-24GB", "NVIDIA GeForce RTX 4090"},   {"RTX2080Ti-11GB", "NVIDIA GeForce RTX 2080 Ti"},

@@ -32,6 +32,10 @@ const std::vector<std::pair<std::string, std::string>> kIssue11Rows = {
     {"Tesla V100-SXM2-16GB", "V100-SXM2-16GB"},
     {"Tesla V100-SXM3-32GB", "V100-SXM3-32GB"},
     {"NVIDIA B300 SXM6 AC", "B300-SXM-288GB"},
+    {"NVIDIA A10G", "A10G-24GB"},
+    {"NVIDIA A100-PCIE-40GB", "A100-PCIe-40GB"},
+    {"Tesla V100-PCIE-16GB", "V100-PCIe-16GB"},
+    {"Tesla V100-PCIE-32GB", "V100-PCIe-32GB"},
 };
 
 std::string upper(std::string s) {
@@ -71,9 +75,10 @@ TEST_CASE("GPU table: a near misspelling of an nvidia-smi name hints the near GP
         "; did you mean 'RTXPRO6000-WS-96GB' (nvidia-smi: NVIDIA RTX PRO 6000 Blackwell Workstation Edition)?");
   CHECK(gpu_name_hint("NVIDIA RTX 6000 Ada Generaton") ==
         "; did you mean 'RTX6000Ada-48GB' (nvidia-smi: NVIDIA RTX 6000 Ada Generation)?");
-  // Not in the table (no dense bf16 peak found): the A10G's hint is the A10, one letter away.
-  CHECK_THROWS_WITH_AS(gpu_link_spec("NVIDIA A10G"),
-                       "unknown GPU model 'NVIDIA A10G'; did you mean 'A10-24GB' (nvidia-smi: NVIDIA A10)?", ValueError);
+  // A name cut short (the "B" of 16GB lost) is one edit from the V100 PCIe 16GB's normalised names, two from
+  // its 32GB sibling's.
+  CHECK_THROWS_WITH_AS(gpu_link_spec("Tesla V100-PCIE-16G"),
+                       "unknown GPU model 'Tesla V100-PCIE-16G'; did you mean 'V100-PCIe-16GB'?", ValueError);
 }
 
 TEST_CASE("GPU table: every row has a source and physically ordered figures") {

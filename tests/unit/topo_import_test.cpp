@@ -174,12 +174,12 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK_THROWS_WITH_AS(gpu_link_spec("A100-SXM4-80G"), "unknown GPU model 'A100-SXM4-80G'; did you mean 'A100-SXM4-80GB'?",
                        ValueError);
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
-                       "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, "
+                       "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, A100-PCIe-40GB, "
                        "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, H20-96GB, "
                        "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L20-48GB, A30-24GB, "
                        "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
                        "RTXPRO6000-WS-96GB, RTXPRO6000-Server-96GB, V100-SXM2-16GB, V100-SXM3-32GB, B300-SXM-288GB, "
-                       "L4-24GB, A10-24GB, T4-16GB, "
+                       "L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
                        "RTXA6000-48GB, RTXA5000-24GB, "
                        "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
