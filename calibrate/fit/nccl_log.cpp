@@ -240,6 +240,24 @@ std::optional<NamedOp> named_op_in(std::string_view text, std::string_view line,
   return std::nullopt;
 }
 
+// The GPUs per thread a command line running a *_perf binary asks for: nccl-tests' `-g 8`, `-g8`,
+// `--ngpus 8` or `--ngpus=8` (1 to 1024); nullopt when the line runs no *_perf binary or says none.
+// The table's own `# nThread 1 nGpus 8` header, when printed, wins over it.
+std::optional<int> gpus_in_command(std::string_view text) {
+  if (!named_op_in(text, text, 0, OpSource::command_line)) return std::nullopt;
+  const auto toks = tokenize(text);
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    std::string_view w = toks[i].text, value;
+    if (w == "-g" || w == "--ngpus") value = i + 1 < toks.size() ? toks[i + 1].text : "";
+    else if (starts_with(w, "--ngpus=")) value = w.substr(8);
+    else if (starts_with(w, "-g") && w.size() > 2) value = w.substr(2);
+    else continue;
+    auto v = to_uint(value);
+    if (v && *v >= 1 && *v <= 1024) return static_cast<int>(*v);
+  }
+  return std::nullopt;
+}
+
 std::optional<CollectiveOp> op_in_file_name(const std::string& file) {
   std::string base = file.substr(file.find_last_of("/\\") == std::string::npos ? 0 : file.find_last_of("/\\") + 1);
   std::string low;
@@ -490,7 +508,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
   std::optional<Layout> layout;
   bool in_table = false, table_done = false;
   std::optional<NamedOp> named;
-  std::optional<int> nranks_comment;
+  std::optional<int> nranks_comment, gpus_header, gpus_command;
   std::string version_line, version_code;
   Devices devices;
 
@@ -546,7 +564,8 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
       } else {
         note_named_op(named, named_op_in(c, line, line_no, OpSource::comment), file);
         if (!nranks_comment) nranks_comment = nranks_in_comment(c);
-        if (auto g = gpus_per_thread_in_comment(c)) log.gpus_per_thread = *g;
+        if (auto g = gpus_per_thread_in_comment(c)) gpus_header = *g;
+        else if (auto g2 = gpus_in_command(c); g2 && !gpus_command) gpus_command = *g2;
         if (auto t = threads_in_comment(c)) log.threads_per_process = *t;
       }
       continue;
@@ -562,6 +581,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
       // other lines outside the table may be the command that ran (`./build/all_reduce_perf -b 8 ...`).
       if (layout || table_done || !all_digits(toks.front().text)) {
         note_named_op(named, named_op_in(line, line, line_no, OpSource::command_line), file);
+        if (auto g = gpus_in_command(line); g && !gpus_command) gpus_command = *g;
         continue;
       }
       layout = Layout{};
@@ -584,6 +604,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
                      "no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 ...' "
                      "under the '#  size  count  type ...' header)");
 
+  log.gpus_per_thread = gpus_header.value_or(gpus_command.value_or(1));
   log.nccl_version = version_line.empty() ? version_code : version_line;
   log.gpu_name = gpu_names(devices);
   log.processes = static_cast<int>(devices.procs.size());

@@ -14,6 +14,7 @@
 #include "../scratch_dir.hpp"
 #include "config/calibration.hpp"
 #include "config/platform_file.hpp"
+#include "model/collective_defaults.hpp"
 #include "model/collective_model.hpp"
 #include "model/host_staging.hpp"
 
@@ -162,4 +163,19 @@ TEST_CASE("the scenario's copy rates replace the defaults and a calibration's") 
     CHECK(model.plan(CollectiveOp::all_reduce, S, {0, 1}).busbw_Bps() == doctest::Approx(8e9).epsilon(0.001));
     CHECK(model.summary(CollectiveOp::all_reduce, {0, 1}).staging.host_copy_given);
   }
+}
+
+TEST_CASE("a staged LL step costs NCCL's PCIe LL step: the recorded -g 2 floor less its serial launch") {
+  // 2x RTX 2080 Ti, P2P not supported, -g 2 (calibrate/recorded/2x-rtx2080ti-pcie-pix-no-p2p.log):
+  // floor 11.8 us = base 6.8 + 2 steps x 1.0 + 1 serial launch x 2.9 (it had been read as 6.8 + 2 x 2.5
+  // with the launch left in the steps). Across sockets (SYS) the LL step is the same 1.0 us: 8 ranks,
+  // 6.8 + 14 x 1.0 = 20.8 us, plus 7 x 2.9 for -g 8 = 41.1 us against 38.8 measured on the held-out
+  // 8x RTX 4090 (tests/data/measured/nccl/8x-rtx4090-sys-amd-no-p2p.log).
+  constexpr double US = 1e-6;
+  const auto staged = [](int n, PathClass c) {
+    return default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{n, c, true});
+  };
+  CHECK(staged(2, PathClass::PIX) + serial_launch_s(2) == doctest::Approx(11.7 * US));
+  CHECK(staged(8, PathClass::SYS) == doctest::Approx(20.8 * US));
+  CHECK(staged(8, PathClass::SYS) + serial_launch_s(8) == doctest::Approx(41.1 * US));
 }

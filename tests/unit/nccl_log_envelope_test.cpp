@@ -221,3 +221,18 @@ TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are rea
                  "[1,0]<stdout>:  8 2 float sum -1 x 0 0 0 1 0 0 0\n",
                  "t.log") == "t.log:2:34: error: expected a number >= 0 or N/A in the out-of-place time column, found 'x'");
 }
+
+TEST_CASE("a log's command line says its launch mode when the table's header does not") {
+  // nccl-tests prints `# nThread 1 nGpus 2 ...`; a table copied without it still has the command:
+  // `-g2`, `-g 2`, `--ngpus 2` and `--ngpus=2` are one thread driving 2 GPUs. The header wins.
+  const std::string rows =
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "8 2 float sum -1 12.25 0.00 0.00 0 12.00 0.00 0.00 0\n";
+  for (const std::string cmd : {"# command: ./build/all_reduce_perf -b 8 -e 1G -f 2 -g2\n", "$ all_reduce_perf -b 8 -g 2\n",
+                                "all_reduce_perf --ngpus 2 -b 8\n", "mpirun -np 1 ./all_reduce_perf --ngpus=2\n"}) {
+    CAPTURE(cmd);
+    CHECK(parse_nccl_log(cmd + "# nranks: 2\n" + rows, "t.log").gpus_per_thread == 2);
+  }
+  CHECK(parse_nccl_log("# nThread 1 nGpus 4 minBytes 8\n./all_reduce_perf -g 2\n# nranks: 4\n" + rows, "t.log").gpus_per_thread == 4);
+  CHECK(parse_nccl_log("./all_reduce_perf -b 8\n# nranks: 2\n" + rows, "t.log").gpus_per_thread == 1);
+}
