@@ -109,6 +109,7 @@ public:
 
 private:
   static std::string switch_id(int k) { return fmt::format("pcie_switch{}", k); }
+  static std::string crossbar_id(const std::string& switch_link) { return switch_link + "_crossbar"; }
   static std::string bridge_id(int h) { return fmt::format("host_bridge{}", h); }
   static std::string upi_id(int s, int t) { return fmt::format("upi_cpu{}_cpu{}", std::min(s, t), std::max(s, t)); }
 
@@ -173,9 +174,11 @@ void PlatformWriter::write_comment() {
   lines.push_back("Assumptions (edit them, or calibrate):");
   lines.push_back(fmt::format("  pcie: each GPU's own x16 link, Gen{} achievable, {} per direction.", spec_.pcie_generation,
                               gbps(spec_.pcie_bw_Bps)));
-  lines.push_back(fmt::format("  pcie_switch {}, host_bridge {}, upi {}: SHARED by both directions (2 x the x16 rate; "
+  lines.push_back(fmt::format("  pcie_switch (its uplink) {}, host_bridge {}, upi {}: SHARED by both directions (2 x the x16 rate; "
                               "the CPU is not in the matrix).",
                               gbps(spec_.pcie_switch_bw_Bps), gbps(spec_.host_bridge_bw_Bps), gbps(spec_.upi_bw_Bps)));
+  if (!tree_.switches.empty())
+    lines.push_back("  pcie_switch#_crossbar: where peers below one switch meet, every port at its lane's rate (non-blocking).");
   lines.push_back(fmt::format("  Latencies (physical hop): nvlink {}, nvswitch port {}, pcie {}, pcie_switch {}, "
                               "host_bridge {}, upi {}.",
                               micros(spec_.nvlink_latency_s), micros(spec_.nvswitch_latency_s),
@@ -251,6 +254,10 @@ void PlatformWriter::write_links() {
     const PcieSwitch& sw = tree_.switches[k];
     link(switch_id(static_cast<int>(k)), spec_.pcie_switch_bw_Bps, spec_.pcie_switch_latency_s, false, "pcie_switch",
          {{"level", sw.upstream ? "upstream" : "leaf"}, {"members", members(sw.devices)}});
+    // Peers below one switch meet in its crossbar, which carries every port at its lane's rate (both
+    // directions, SHARED): it never binds before their own lanes do; the switch link is its uplink.
+    link(crossbar_id(switch_id(static_cast<int>(k))), 2 * double(sw.devices.size()) * spec_.pcie_bw_Bps, spec_.pcie_switch_latency_s,
+         false, "pcie_switch", {{"level", "crossbar"}, {"members", members(sw.devices)}});
   }
   for (std::size_t h = 0; h < tree_.host_bridges.size(); ++h) {
     const HostBridge& hb = tree_.host_bridges[h];
@@ -291,7 +298,9 @@ std::vector<Hop> PlatformWriter::gpu_route(int a, int b) const {
   }
   for (std::size_t k = 0; k < i && k < up_a.size(); ++k) hops.push_back({up_a[k]});
   if (i < up_a.size()) {
-    hops.push_back({up_a[i]});
+    const bool a_switch = tree_.leaf_switch[a] >= 0 && up_a[i] == switch_id(tree_.leaf_switch[a]);
+    const bool switch_meet = a_switch || (tree_.upstream_switch[a] >= 0 && up_a[i] == switch_id(tree_.upstream_switch[a]));
+    hops.push_back({switch_meet ? crossbar_id(up_a[i]) : up_a[i]});
   } else if (tree_.numa[a] != tree_.numa[b]) {
     hops.push_back({upi_id(tree_.numa[a], tree_.numa[b])});
   }

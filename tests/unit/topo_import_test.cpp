@@ -325,6 +325,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       // Held-out boxes whose nccl-tests runs are in tests/data/measured/nccl/.
       {"8xv100-sxm2-nv1-nv2-mesh-prompt.txt", "V100-SXM2-16GB"},
       {"8xrtx4090-sys-8numa-amd.txt", "RTX4090-24GB"},
+      {"4xa100-pcie-40gb-sys-2numa.txt", "A100-PCIe-40GB"},
+      {"4xv100-pcie-one-switch-inferred.txt", "V100-PCIe-32GB"},  // inferred from bus IDs (its sidecar)
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
