@@ -25,28 +25,16 @@
 namespace tpsim {
 namespace {
 
-// The path class a log measured, from its comments (topology, hardware, command) or its name:
-// several nodes -> NET; P2P unsupported or disabled -> SHM (host-staged); NVLink -> NVL; else the
-// nvidia-smi code it names. "" when the log does not say: the fit then applies to any path.
+// The path class a log measured: several nodes -> NET; else what its comments or name say
+// (fit::path_class_named). "" when the log does not say: the fit then applies to any path.
 std::string infer_path_class(const std::string& text, const std::string& name, int hosts, int& nodes) {
-  std::string comments;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (const auto start = line.find_first_not_of(" \t"); start != std::string::npos && line[start] == '#')
-      comments += line.substr(start) + "\n";
   std::smatch m;
   nodes = 1;
+  const std::string comments = fit::comment_lines(text);
   if (std::regex_search(comments, m, std::regex(R"(nodes:?\s+(\d+))"))) nodes = std::stoi(m[1]);
   // nccl-tests' Rank lines name each rank's host: as many nodes as hosts.
   nodes = std::max(nodes, hosts);
-  const std::string all = comments + name;
-  auto has = [&](const char* s) { return all.find(s) != std::string::npos; };
-  if (nodes > 1) return "NET";
-  if (has("P2P not supported") || has("NCCL_P2P_DISABLE=1") || has("no-p2p") || has("nop2p") || has("p2p off")) return "SHM";
-  if (has("NVLink") || has("NVSwitch") || has("NV12") || has("NV18") || has("nvswitch") || has("nvlink")) return "NVL";
-  for (const char* code : {"PIX", "PXB", "PHB", "SYS"})
-    if (has(code)) return code;
-  return "";
+  return nodes > 1 ? "NET" : fit::path_class_named(comments + name);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "util/error.hpp"
 
@@ -646,6 +648,29 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
                                    source_name(log.nranks_source), source_name(log.op_source), f));
   }
   return log;
+}
+
+std::string comment_lines(const std::string& text) {
+  std::string comments;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (const auto start = line.find_first_not_of(" \t"); start != std::string::npos && line[start] == '#')
+      comments += line.substr(start) + "\n";
+  return comments;
+}
+
+std::string path_class_named(const std::string& said) {
+  auto has = [&](const char* s) { return said.find(s) != std::string::npos; };
+  if (has("P2P not supported") || has("NCCL_P2P_DISABLE=1") || has("no-p2p") || has("nop2p") || has("p2p off")) return "SHM";
+  std::string lower = said;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  lower = std::regex_replace(lower, std::regex(R"((no|without|non)[ _-]?nvlink)"), "");
+  if (lower.find("nvlink") != std::string::npos || lower.find("nvswitch") != std::string::npos ||
+      std::regex_search(said, std::regex(R"(\bNV(4|8|12|18)\b)")))
+    return "NVL";
+  for (const char* code : {"PIX", "PXB", "PHB", "SYS"})
+    if (has(code)) return code;
+  return "";
 }
 
 }  // namespace tpsim::fit

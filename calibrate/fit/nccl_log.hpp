@@ -106,4 +106,13 @@ struct NcclReadOptions {
 // Throws InputError on anything it cannot read (see the preamble).
 NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options = {});
 
+// The lines of `text` that are comments ('#' first), each ending in a newline.
+std::string comment_lines(const std::string& text);
+
+// The one-node path class a log's comments and file name say it measured: P2P unsupported or
+// disabled -> "SHM" (host-staged); NVLink or NVSwitch named, in any case, and not denied ("no
+// NVLink", "noNVLink", "without nvlink", "non-NVLink") or an NV# code -> "NVL"; else the first
+// PCIe code it names (PIX, PXB, PHB, SYS); "" when it says none.
+std::string path_class_named(const std::string& comments_and_name);
+
 }  // namespace tpsim::fit

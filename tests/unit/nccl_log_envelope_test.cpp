@@ -236,3 +236,17 @@ TEST_CASE("a log's command line says its launch mode when the table's header doe
   CHECK(parse_nccl_log("# nThread 1 nGpus 4 minBytes 8\n./all_reduce_perf -g 2\n# nranks: 4\n" + rows, "t.log").gpus_per_thread == 4);
   CHECK(parse_nccl_log("./all_reduce_perf -b 8\n# nranks: 2\n" + rows, "t.log").gpus_per_thread == 1);
 }
+
+TEST_CASE("the path class a log's words say: NVLink named but not denied, P2P off, a PCIe code") {
+  // What `tpsim fit` assumes when neither --platform nor --path-class says (its output names it).
+  CHECK(path_class_named("# 8x A100 SXM4, NVSwitch\n") == "NVL");
+  CHECK(path_class_named("# topology: NV12 between the pairs\n") == "NVL");
+  CHECK(path_class_named("# NVLINK bridge\n") == "NVL");
+  CHECK(path_class_named("v100pcie_4gpu_noNVLink-P2Pdefault.log") == "");
+  CHECK(path_class_named("# bessemer-node026 (no NVLINK)\n") == "");
+  CHECK(path_class_named("# 4x A6000 without NVLink, behind one switch: PIX\n") == "PIX");
+  CHECK(path_class_named("# non-nvlink box, SYS between the sockets\n") == "SYS");
+  CHECK(path_class_named("# P2P not supported (topo -p2p p: NS)\n2x-rtx2080ti.log") == "SHM");
+  CHECK(path_class_named("# NV4 pairs\n") == "NVL");
+  CHECK(path_class_named("# NV40 is not a link code\n") == "");
+}
