@@ -103,10 +103,11 @@ int topo_command(int argc, char** argv) {
   CLI::App app{"Topology: import `nvidia-smi topo -m` into a SimGrid platform, or show a platform"};
   app.require_subcommand(1);
   auto* import = app.add_subcommand("import", "nvidia-smi topo -m text -> SimGrid platform XML");
-  std::string input, gpu, output, platform, cpu;
+  std::string input, gpu, output, platform, cpu, p2p;
   import->add_option("matrix", input, "the output of nvidia-smi topo -m")->required();
   import->add_option("--gpu", gpu, "GPU model: tpsim's name or nvidia-smi's (e.g. A100-SXM4-80GB, \"NVIDIA A100 80GB PCIe\")")->required();
   import->add_option("--cpu", cpu, "CPU vendor (amd, intel, arm, power, zhaoxin): NCCL's default P2P level follows it");
+  import->add_option("--p2p", p2p, "yes | no: the GPUs' PCIe P2P support as `nvidia-smi topo -p2p r` reports it (default: the GPU table's, no for GeForce)");
   import->add_option("-o,--output", output, "platform XML to write")->required();
   auto* show_cmd = app.add_subcommand("show", "GPUs, links, path class of every pair, shared links");
   show_cmd->add_option("platform", platform, "SimGrid platform XML")->required();
@@ -123,6 +124,9 @@ int topo_command(int argc, char** argv) {
     if (!cpu.empty() && std::find(vendors.begin(), vendors.end(), cpu) == vendors.end())
       throw InputError({}, fmt::format("--cpu: unknown CPU vendor '{}'; expected {}{}", cpu, fmt::join(vendors, ", "),
                                        did_you_mean(cpu, vendors)));
+    if (!p2p.empty() && p2p != "yes" && p2p != "no")
+      throw InputError({}, fmt::format("--p2p: expected yes or no, not '{}'", p2p));
+    if (!p2p.empty()) spec.p2p = p2p == "yes", spec.p2p_given = true;
     for (const std::string& note : import_notes(m)) std::cerr << note << "\n";
     write_file_atomically(output, platform_xml(m, spec, cpu));
     std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);

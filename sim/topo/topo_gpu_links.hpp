@@ -19,6 +19,7 @@ struct GpuLinkSpec {
   int pcie_generation = 4;
   double peak_bf16_flops = 0;  // dense bf16 tensor peak from the datasheet: the host `speed`
   bool p2p = true;             // the `p2p` property; `nvidia-smi topo -m` does not say, see the table
+  bool p2p_given = false;      // set by `topo import --p2p`, not the GPU table
 
   double nvlink_bw_Bps = 0;       // one NVLink, one direction
   double pcie_bw_Bps = 0;         // a GPU's own x16 link, achievable, one direction (SPLITDUPLEX)

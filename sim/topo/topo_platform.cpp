@@ -187,7 +187,9 @@ void PlatformWriter::write_comment() {
   lines.push_back("  nvidia-smi prints no PCIe path for an NV# pair: those GPUs sit as far apart on PCIe as the other");
   lines.push_back("  entries allow (no shared switch is invented).");
   lines.push_back(fmt::format("  p2p={}: {}; `nvidia-smi topo -p2p r` tells.", spec_.p2p ? "yes" : "no",
-                              spec_.p2p ? "assumed supported" : "the stock driver reports no PCIe P2P on this board"));
+                              spec_.p2p_given ? "the import's p2p option"
+                              : spec_.p2p     ? "assumed supported"
+                                              : "the stock driver reports no PCIe P2P on this board"));
   lines.push_back("  Host speed: dense bf16 datasheet peak.");
   lines.push_back(cpu_vendor_.empty()
                       ? "  CPU vendor not given (the import's cpu option): NCCL's default P2P level is taken as PXB, as on Intel."
