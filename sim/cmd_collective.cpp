@@ -172,6 +172,7 @@ int collective_command(int argc, char** argv) {
   out += fmt::format("# launch: {} ({})\n", gpus_per_thread > 1 ? fmt::format("one thread drives {} GPUs (nccl-tests -g {})", gpus_per_thread, gpus_per_thread)
                                                            : "one process per GPU", launch_from);
   if (!gpu_note.empty()) out += "# note: " + gpu_note + "\n";
+  if (measured && !measured->failure.empty()) out += "# note: " + fit::failure_note(*measured) + "\n";
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";
   if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) out += "# note: " + staging_note(*g.staged_edge, g.staging) + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";

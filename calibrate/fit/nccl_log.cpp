@@ -212,6 +212,12 @@ bool is_mpi_message(std::string_view s) {
   return s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos;
 }
 
+// nccl-tests' failure report (common.cu: `Test NCCL failure`, `Test CUDA failure`, `Test failure`).
+bool is_test_failure(std::string_view s) {
+  return s.find("Test NCCL failure") != std::string_view::npos || s.find("Test CUDA failure") != std::string_view::npos ||
+         s.find("Test failure") != std::string_view::npos;
+}
+
 // NCCL's own log lines (`host:pid:tid [dev] NCCL INFO ...`) interleave with the table.
 bool is_nccl_log_line(std::string_view s) {
   return s.find(" NCCL INFO") != std::string_view::npos || s.find(" NCCL WARN") != std::string_view::npos ||
@@ -256,6 +262,22 @@ std::optional<int> gpus_in_command(std::string_view text) {
     else continue;
     auto v = to_uint(value);
     if (v && *v >= 1 && *v <= 1024) return static_cast<int>(*v);
+  }
+  return std::nullopt;
+}
+
+// The processes a launcher line running a *_perf binary starts: mpirun's `-np N` / `-n N` /
+// `--np N`, srun's `--ntasks=N` / `--ntasks N` (1 to 1,000,000); nullopt when it says none.
+std::optional<int> processes_in_command(std::string_view text) {
+  if (!named_op_in(text, text, 0, OpSource::command_line)) return std::nullopt;
+  const auto toks = tokenize(text);
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    std::string_view w = toks[i].text, value;
+    if (w == "-np" || w == "--np" || w == "-n" || w == "--ntasks") value = i + 1 < toks.size() ? toks[i + 1].text : "";
+    else if (starts_with(w, "--ntasks=")) value = w.substr(9);
+    else continue;
+    auto v = to_uint(value);
+    if (v && *v >= 1 && *v <= 1000000) return static_cast<int>(*v);
   }
   return std::nullopt;
 }
@@ -323,6 +345,7 @@ std::string nccl_version_in(std::string_view s) {
 // say (older nccl-tests leave out `Group  0`).
 struct Devices {
   int max_rank = -1;
+  std::set<int> ranks;                                   // the ranks listed (a copy may elide some)
   std::map<int, std::string> gpu;                        // rank -> GPU model
   std::set<std::pair<std::string, std::string>> procs;   // (host, Pid)
   std::set<std::string> hosts;
@@ -336,6 +359,7 @@ void read_rank_line(std::string_view c, Devices& d) {
   if (!r || *r >= 1000000) return;  // like nranks_in_comment: no int overflow
   const int rank = static_cast<int>(*r);
   d.max_rank = std::max(d.max_rank, rank);
+  d.ranks.insert(rank);
   std::string pid, host;
   for (std::size_t i = 2; i + 1 < t.size(); ++i) {
     if (t[i].text == "Pid") pid = std::string(t[i + 1].text);
@@ -433,6 +457,7 @@ const char* source_name(NranksSource s) {
   switch (s) {
     case NranksSource::rank_lines: return "the '#  Rank' lines";
     case NranksSource::comment: return "an 'nranks' comment";
+    case NranksSource::command_line: return "the launcher's process count (-np) x threads x GPUs per thread";
     case NranksSource::bw_ratio: return "busbw/algbw";
     case NranksSource::not_needed: return "nothing (not needed: bus factor 1)";
   }
@@ -510,7 +535,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
   std::optional<Layout> layout;
   bool in_table = false, table_done = false;
   std::optional<NamedOp> named;
-  std::optional<int> nranks_comment, gpus_header, gpus_command;
+  std::optional<int> nranks_comment, gpus_header, gpus_command, procs_command;
   std::string version_line, version_code;
   Devices devices;
 
@@ -532,6 +557,12 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
     }
     std::string_view body = trim(line);
     if (body.empty() || is_mpi_message(body)) continue;
+    // A run that failed: its rows so far are what it measured; what follows is other ranks' reports.
+    if (is_test_failure(body)) {
+      if (log.failure.empty()) log.failure = fmt::format("line {}: {}", line_no, body);
+      if (!log.rows.empty()) break;
+      continue;
+    }
 
     if (body.front() == '#') {
       std::string_view c = trim(body.substr(1));
@@ -568,6 +599,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
         if (!nranks_comment) nranks_comment = nranks_in_comment(c);
         if (auto g = gpus_per_thread_in_comment(c)) gpus_header = *g;
         else if (auto g2 = gpus_in_command(c); g2 && !gpus_command) gpus_command = *g2;
+        if (auto np = processes_in_command(c); np && !procs_command) procs_command = *np;
         if (auto t = threads_in_comment(c)) log.threads_per_process = *t;
       }
       continue;
@@ -584,6 +616,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
       if (layout || table_done || !all_digits(toks.front().text)) {
         note_named_op(named, named_op_in(line, line, line_no, OpSource::command_line), file);
         if (auto g = gpus_in_command(line); g && !gpus_command) gpus_command = *g;
+        if (auto np = processes_in_command(line); np && !procs_command) procs_command = *np;
         continue;
       }
       layout = Layout{};
@@ -615,18 +648,25 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
   const NcclRow* ratio_row = best_ratio_row(log.rows);
   decide_op(log, named, options, ratio_row);
 
-  // The rank count: '#  Rank' lines, an 'nranks' comment, busbw/algbw.
-  if (max_rank >= 0) {
+  // The rank count: '#  Rank' lines, an 'nranks' comment, busbw/algbw. Rank lines with gaps (a copy
+  // that elided some, "ranks 9..99 omitted") say only a lower bound: the ratio decides when it can.
+  const bool elided = max_rank >= 0 && static_cast<int>(devices.ranks.size()) < max_rank + 1 && !bus_factor_is_constant(log.op);
+  if (max_rank >= 0 && !elided) {
     log.nranks = max_rank + 1;
     log.nranks_source = NranksSource::rank_lines;
   } else if (nranks_comment) {
     log.nranks = *nranks_comment;
     log.nranks_source = NranksSource::comment;
+  } else if (procs_command) {
+    // nccl-tests runs processes x threads x GPUs per thread ranks.
+    log.nranks = *procs_command * log.threads_per_process * log.gpus_per_thread;
+    log.nranks_source = NranksSource::command_line;
   } else if (bus_factor_is_constant(log.op)) {
     log.nranks = 0;
     log.nranks_source = NranksSource::not_needed;
   } else {
     auto n = ratio_row ? nranks_from_ratio(log.op, ratio_row->out_of_place) : std::nullopt;
+    if (!n && elided) n = max_rank + 1;
     if (!n)
       throw InputError({file, ratio_row ? ratio_row->line : log.rows.front().line, 1},
                        fmt::format("cannot tell the number of ranks: no '#  Rank' lines, no 'nranks' comment, and "
@@ -648,6 +688,10 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
                                    source_name(log.nranks_source), source_name(log.op_source), f));
   }
   return log;
+}
+
+std::string failure_note(const NcclLog& log) {
+  return fmt::format("the run failed ({}): the {} sizes it printed before are read", log.failure, log.rows.size());
 }
 
 std::string comment_lines(const std::string& text) {

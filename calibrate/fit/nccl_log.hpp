@@ -43,6 +43,7 @@ enum class OpSource {
 enum class NranksSource {
   rank_lines,  // `#  Rank  7 Group  0 Pid ...` lines: highest rank + 1
   comment,     // a comment such as `# nranks: 16  nodes: 2 ...`
+  command_line,  // the launcher's process count (`mpirun -np 16 ... all_reduce_perf -g 1`) x threads x GPUs
   bw_ratio,    // solved from busbw/algbw = f(op, N) on the row with the largest algbw
   not_needed   // op whose bus factor is 1 and no other source: nranks is 0
 };
@@ -94,6 +95,9 @@ struct NcclLog {
   int hosts = 0;                    // distinct host names of the Rank lines; 0 without them
   int header_line = 0;              // line of the column header; 0 when the log has none
   std::vector<NcclRow> rows;        // strictly increasing size_B
+  // nccl-tests' own failure line (`... Test NCCL failure common.cu:1204 '...'`) that ended the run:
+  // "line N: <text>", the rows before it kept; empty when the run finished.
+  std::string failure;
 };
 
 struct NcclReadOptions {
@@ -105,6 +109,9 @@ struct NcclReadOptions {
 // Parses `text` (the whole file); `file` names it in messages and may reveal the op.
 // Throws InputError on anything it cannot read (see the preamble).
 NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options = {});
+
+// "the run failed at line N (...): the M sizes it printed before are read", for a log with a failure.
+std::string failure_note(const NcclLog& log);
 
 // The lines of `text` that are comments ('#' first), each ending in a newline.
 std::string comment_lines(const std::string& text);

@@ -250,3 +250,43 @@ TEST_CASE("the path class a log's words say: NVLink named but not denied, P2P of
   CHECK(path_class_named("# NV4 pairs\n") == "NVL");
   CHECK(path_class_named("# NV40 is not a link code\n") == "");
 }
+
+TEST_CASE("a run that failed: the rows before nccl-tests' failure line are read, and the failure kept") {
+  // NVIDIA/nccl-tests#322 (a 1,024-rank H100 run) ends with one `Test NCCL failure` line per host
+  // after its last row; the rows before it are what the run measured.
+  const std::string text =
+      "./all_reduce_perf -b 8 -e 64\n# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor)\n# nranks: 2\n"
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "8 2 float sum -1 12.25 0.00 0.00 0 12.00 0.00 0.00 0\n"
+      "16 4 float sum -1 12.30 0.00 0.00 0 12.10 0.00 0.00 0\n"
+      "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error'\n"
+      " .. HCA-128 pid 757466: Test failure common.cu:915\n";
+  const NcclLog log = parse_nccl_log(text, "t.log");
+  CHECK(log.rows.size() == 2);
+  CHECK(log.failure == "line 7: HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error'");
+  CHECK(failure_note(log) ==
+        "the run failed (line 7: HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error'): the 2 sizes it printed before are read");
+  CHECK(parse_nccl_log(text.substr(0, text.find("HCA-128")), "t.log").failure.empty());
+}
+
+TEST_CASE("the rank count: Rank lines with gaps are a lower bound; the launcher's -np times nGpus counts") {
+  // 16 ranks as 2 processes x 8 GPUs: all_reduce busbw / algbw = 2 (16 - 1) / 16 = 1.875.
+  const std::string rows =
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "1048576 262144 float sum -1 100.0 10.49 19.66 0 100.0 10.49 19.66 0\n";
+  const std::string header = "# nThread 1 nGpus 8 minBytes 8 maxBytes 64 step: 2(factor)\n";
+  NcclLog np = parse_nccl_log("mpirun -np 2 -N 1 ./all_reduce_perf -b 1M -e 1M -g 8\n" + header + rows, "t.log");
+  CHECK(np.nranks == 16);
+  CHECK(np.nranks_source == NranksSource::command_line);
+  // Ranks 0, 1 and 15 listed, 2-14 elided by whoever copied the log: the count comes from -np x nGpus
+  // (without the command line, from busbw / algbw), not from the highest rank listed.
+  const std::string listed = "#  Rank  0 Group  0 Pid 1 on a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+                             "#  Rank  1 Group  0 Pid 1 on a device  1 [0x0f] NVIDIA H100 80GB HBM3\n"
+                             "#  Rank 15 Group  0 Pid 2 on b device  7 [0xc2] NVIDIA H100 80GB HBM3\n";
+  CHECK(parse_nccl_log(header + listed + rows, "t.log").nranks == 16);
+  CHECK(parse_nccl_log(header + listed + rows, "t.log").nranks_source == NranksSource::bw_ratio);
+  const std::string complete = "#  Rank  0 Group  0 Pid 1 on a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+                               "#  Rank  1 Group  0 Pid 1 on a device  1 [0x0f] NVIDIA H100 80GB HBM3\n";
+  CHECK_THROWS_WITH_AS(parse_nccl_log(header + complete + rows, "t.log"),
+                       doctest::Contains("but all_reduce over 2 ranks (from the '#  Rank' lines"), InputError);
+}
