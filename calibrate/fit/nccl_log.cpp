@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
+#include <initializer_list>
 #include <map>
 #include <regex>
 #include <set>
@@ -248,38 +249,42 @@ std::optional<NamedOp> named_op_in(std::string_view text, std::string_view line,
   return std::nullopt;
 }
 
-// The GPUs per thread a command line running a *_perf binary asks for: nccl-tests' `-g 8`, `-g8`,
-// `--ngpus 8` or `--ngpus=8` (1 to 1024); nullopt when the line runs no *_perf binary or says none.
-// The table's own `# nThread 1 nGpus 8` header, when printed, wins over it.
-std::optional<int> gpus_in_command(std::string_view text) {
-  if (!named_op_in(text, text, 0, OpSource::command_line)) return std::nullopt;
+// Whose flags a command line's count is: the launcher's (before the *_perf binary: mpirun, srun) or
+// nccl-tests' own (after it; its `-n` is iterations, not processes).
+enum class FlagsOf { launcher, nccl_tests };
+
+// The count a command line running a *_perf binary gives one of `flags`: `-np 16`, `--ntasks=16`
+// (a `--` flag with `=`), or `-g8` glued to `glued`; 1 to `max`. nullopt when the line runs no *_perf
+// binary or gives none.
+std::optional<int> count_in_command(std::string_view text, FlagsOf whose, std::initializer_list<std::string_view> flags,
+                                    std::string_view glued, std::uint64_t max) {
+  const auto binary = named_op_in(text, text, 0, OpSource::command_line);
+  if (!binary) return std::nullopt;
   const auto toks = tokenize(text);
   for (std::size_t i = 0; i < toks.size(); ++i) {
-    std::string_view w = toks[i].text, value;
-    if (w == "-g" || w == "--ngpus") value = i + 1 < toks.size() ? toks[i + 1].text : "";
-    else if (starts_with(w, "--ngpus=")) value = w.substr(8);
-    else if (starts_with(w, "-g") && w.size() > 2) value = w.substr(2);
-    else continue;
-    auto v = to_uint(value);
-    if (v && *v >= 1 && *v <= 1024) return static_cast<int>(*v);
+    if ((toks[i].col < binary->col) != (whose == FlagsOf::launcher)) continue;
+    const std::string_view w = toks[i].text;
+    std::optional<std::string_view> value;
+    for (std::string_view f : flags) {
+      if (w == f) value = i + 1 < toks.size() ? toks[i + 1].text : "";
+      else if (starts_with(f, "--") && starts_with(w, f) && w.size() > f.size() && w[f.size()] == '=') value = w.substr(f.size() + 1);
+    }
+    if (!value && !glued.empty() && starts_with(w, glued) && w.size() > glued.size()) value = w.substr(glued.size());
+    const auto v = value ? to_uint(*value) : std::nullopt;
+    if (v && *v >= 1 && *v <= max) return static_cast<int>(*v);
   }
   return std::nullopt;
 }
 
-// The processes a launcher line running a *_perf binary starts: mpirun's `-np N` / `-n N` /
-// `--np N`, srun's `--ntasks=N` / `--ntasks N` (1 to 1,000,000); nullopt when it says none.
+// nccl-tests' GPUs per thread (`-g 8`, `-g8`, `--ngpus 8`, `--ngpus=8`); the table's own
+// `# nThread 1 nGpus 8` header, when printed, wins over it.
+std::optional<int> gpus_in_command(std::string_view text) {
+  return count_in_command(text, FlagsOf::nccl_tests, {"-g", "--ngpus"}, "-g", 1024);
+}
+
+// The processes a launcher starts: mpirun's `-np N` / `-n N` / `--np N`, srun's `--ntasks N`.
 std::optional<int> processes_in_command(std::string_view text) {
-  if (!named_op_in(text, text, 0, OpSource::command_line)) return std::nullopt;
-  const auto toks = tokenize(text);
-  for (std::size_t i = 0; i < toks.size(); ++i) {
-    std::string_view w = toks[i].text, value;
-    if (w == "-np" || w == "--np" || w == "-n" || w == "--ntasks") value = i + 1 < toks.size() ? toks[i + 1].text : "";
-    else if (starts_with(w, "--ntasks=")) value = w.substr(9);
-    else continue;
-    auto v = to_uint(value);
-    if (v && *v >= 1 && *v <= 1000000) return static_cast<int>(*v);
-  }
-  return std::nullopt;
+  return count_in_command(text, FlagsOf::launcher, {"-np", "--np", "-n", "--ntasks"}, "", 1000000);
 }
 
 std::optional<CollectiveOp> op_in_file_name(const std::string& file) {

@@ -275,9 +275,14 @@ TEST_CASE("the rank count: Rank lines with gaps are a lower bound; the launcher'
       "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
       "1048576 262144 float sum -1 100.0 10.49 19.66 0 100.0 10.49 19.66 0\n";
   const std::string header = "# nThread 1 nGpus 8 minBytes 8 maxBytes 64 step: 2(factor)\n";
-  NcclLog np = parse_nccl_log("mpirun -np 2 -N 1 ./all_reduce_perf -b 1M -e 1M -g 8\n" + header + rows, "t.log");
+  NcclLog np = parse_nccl_log("mpirun -np 2 -N 1 ./all_reduce_perf -b 1M -e 1M -g 8 -n 20\n" + header + rows, "t.log");
   CHECK(np.nranks == 16);
   CHECK(np.nranks_source == NranksSource::command_line);
+  // nccl-tests' own `-n 20` (iterations) after the binary is not a process count.
+  const NcclLog iters = parse_nccl_log("./all_reduce_perf -b 1M -g 8 -n 20\n" + header + rows, "t.log");
+  CHECK(iters.nranks == 16);
+  CHECK(iters.nranks_source == NranksSource::bw_ratio);
+  CHECK(parse_nccl_log("srun --ntasks=2 all_reduce_perf -b 1M -e 1M -g 8\n" + header + rows, "t.log").nranks == 16);
   // Ranks 0, 1 and 15 listed, 2-14 elided by whoever copied the log: the count comes from -np x nGpus
   // (without the command line, from busbw / algbw), not from the highest rank listed.
   const std::string listed = "#  Rank  0 Group  0 Pid 1 on a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
