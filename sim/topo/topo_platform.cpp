@@ -300,9 +300,9 @@ std::vector<Hop> PlatformWriter::gpu_route(int a, int b) const {
   }
   for (std::size_t k = 0; k < i && k < up_a.size(); ++k) hops.push_back({up_a[k]});
   if (i < up_a.size()) {
-    const bool a_switch = tree_.leaf_switch[a] >= 0 && up_a[i] == switch_id(tree_.leaf_switch[a]);
-    const bool switch_meet = a_switch || (tree_.upstream_switch[a] >= 0 && up_a[i] == switch_id(tree_.upstream_switch[a]));
-    hops.push_back({switch_meet ? crossbar_id(up_a[i]) : up_a[i]});
+    // Below a common switch the pair meets in its crossbar; below a common host bridge, in the bridge.
+    const bool bridge = tree_.host_bridge[a] >= 0 && up_a[i] == bridge_id(tree_.host_bridge[a]);
+    hops.push_back({bridge ? up_a[i] : crossbar_id(up_a[i])});
   } else if (tree_.numa[a] != tree_.numa[b]) {
     hops.push_back({upi_id(tree_.numa[a], tree_.numa[b])});
   }
