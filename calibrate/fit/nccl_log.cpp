@@ -653,8 +653,9 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
   const NcclRow* ratio_row = best_ratio_row(log.rows);
   decide_op(log, named, options, ratio_row);
 
-  // The rank count: '#  Rank' lines, an 'nranks' comment, busbw/algbw. Rank lines with gaps (a copy
-  // that elided some, "ranks 9..99 omitted") say only a lower bound: the ratio decides when it can.
+  // The rank count: '#  Rank' lines, an 'nranks' comment, the launcher's process count, busbw/algbw.
+  // Rank lines with gaps (a copy that elided some, "ranks 9..99 omitted") say only a lower bound:
+  // the sources after them decide, the highest rank listed only when none can.
   const bool elided = max_rank >= 0 && static_cast<int>(devices.ranks.size()) < max_rank + 1 && !bus_factor_is_constant(log.op);
   if (max_rank >= 0 && !elided) {
     log.nranks = max_rank + 1;

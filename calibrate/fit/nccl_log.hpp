@@ -5,7 +5,9 @@
 // One file holds one sweep: data rows with strictly increasing sizes under one column
 // header. Noise that real logs carry (NCCL INFO/WARN lines, anything before the table) is
 // skipped; inside the table every non-comment line must be a well-formed data row, or the
-// reader throws InputError located at the offending token (1-based line:col).
+// reader throws InputError located at the offending token (1-based line:col), but for
+// nccl-tests' own failure report (`Test NCCL failure ...`): a run that failed keeps the rows it
+// printed before, and says so (NcclLog::failure).
 //
 // Bus bandwidth vs algorithm bandwidth, as nccl-tests computes them (doc/PERFORMANCE.md):
 //   algbw = S / t, busbw = algbw * f(op, N), with S the size column (for all_gather and
