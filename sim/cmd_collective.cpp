@@ -14,6 +14,7 @@
 #include "cmd_curve.hpp"
 #include "config/calibration.hpp"
 #include "fit/collective_fit.hpp"
+#include "fit/log_settings.hpp"
 #include "fit/nccl_log.hpp"
 #include "model/collective_model.hpp"
 #include "report/verdict.hpp"
@@ -94,12 +95,13 @@ int collective_command(int argc, char** argv) {
   app.add_option("--min", min_text, "smallest size (e.g. 8, 1KiB)");
   app.add_option("--max", max_text, "largest size (e.g. 512M, 1GiB)");
   app.add_option("--factor", factor, "size multiplier between rows");
-  app.add_option("--p2p", p2p, "on | off (off = NCCL_P2P_DISABLE=1: staged through host memory)");
+  auto* p2p_opt = app.add_option("--p2p", p2p, "on | off (off = NCCL_P2P_DISABLE=1: staged through host memory)");
   app.add_option("--calibration", calibration_path, "calibration file from tpsim fit");
   app.add_option("--compare", compare_path,
                  "measured nccl-tests log: simulate its op at its sizes and print the error per size (out-of-place time)");
-  app.add_option("--algorithm", algorithm, "auto | ring | tree | direct | nvls (NCCL_ALGO; nvls: NVLS-tree across nodes)");
-  app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO)");
+  auto* algorithm_opt =
+      app.add_option("--algorithm", algorithm, "auto | ring | tree | direct | nvls (NCCL_ALGO; nvls: NVLS-tree across nodes; default: the compared log's NCCL_ALGO, else auto)");
+  auto* protocol_opt = app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO; default: the compared log's, else auto)");
   app.add_option("--json", json_path, "also write the sweep as JSON (per size: times, algbw and busbw, algorithm, protocol)");
   app.add_option("--gpus-per-thread", gpus_per_thread,
                  "launch mode: N = one thread drives N GPUs (nccl-tests -g N), 1 = a process per GPU (default: the compared "
@@ -142,6 +144,12 @@ int collective_command(int argc, char** argv) {
   if (measured && measured->nranks != int(gpus.size()))
     throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
+  // What the compared log forced NCCL to do, unless the command line says otherwise.
+  const fit::LogSettings forced = measured ? fit::log_settings(*measured) : fit::LogSettings{};
+  if (!forced.algorithm.empty() && !algorithm_opt->count()) algorithm = forced.algorithm;
+  if (!forced.protocol.empty() && !protocol_opt->count()) protocol = forced.protocol;
+  const bool log_p2p = !forced.p2p_level.empty() && !p2p_opt->count();
+  if (log_p2p && forced.p2p_level == "OFF") p2p = "off";
   for (const auto& [flag, value, allowed] : {std::tuple{"--algorithm", algorithm, collective_algorithm_names()},
                                              std::tuple{"--protocol", protocol, collective_protocol_names()}})
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
@@ -160,6 +168,7 @@ int collective_command(int argc, char** argv) {
   spec.algorithm = algorithm;
   spec.protocol = protocol;
   if (p2p == "off") spec.p2p_level = "OFF";
+  else if (log_p2p) spec.p2p_level = forced.p2p_level;
   PlatformDesc platform = load_platform_file(platform_path);
   for (int g : gpus)
     if (!platform.gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
@@ -173,6 +182,14 @@ int collective_command(int argc, char** argv) {
                                                            : "one process per GPU", launch_from);
   if (!gpu_note.empty()) out += "# note: " + gpu_note + "\n";
   if (measured && !measured->failure.empty()) out += "# note: " + fit::failure_note(*measured) + "\n";
+  std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
+  for (const auto& [setting, text] : forced.notes) {
+    const CLI::Option* flag = setting == "NCCL_ALGO" ? algorithm_opt : setting == "NCCL_PROTO" ? protocol_opt : p2p_opt;
+    log_notes.push_back(flag->count() ? fmt::format("the log ran with {}={}; {} given, it stands", setting, measured->env.at(setting).value,
+                                                    flag->get_name())
+                                      : text);
+  }
+  for (const auto& note : log_notes) out += "# note: " + note + "\n";
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";
   if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) out += "# note: " + staging_note(*g.staged_edge, g.staging) + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
@@ -191,6 +208,7 @@ int collective_command(int argc, char** argv) {
   const bool per_rank_count = op != CollectiveOp::all_reduce;  // nccl-tests prints the per-rank count
   std::vector<fit::FitPoint> points;
   CollectiveSweep sweep{op_text, platform_path, gpus_text, p2p, calibration_path, compare_path, n, {}};
+  sweep.log_settings = log_notes;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double s = sizes[i];
     const CollectivePlan& c = model.plan(op, s, gpus);

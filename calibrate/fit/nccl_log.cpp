@@ -213,6 +213,18 @@ bool is_mpi_message(std::string_view s) {
   return s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos;
 }
 
+// `NCCL_X=V` tokens and NCCL's `NCCL_X set by environment to V` in `s` (line `line_no`), into `env`.
+void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env) {
+  if (s.find("NCCL_") == std::string_view::npos) return;
+  static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(?:=| set by environment to )([^\s'";\\]+))");
+  const std::string text(s);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), setting); it != std::sregex_iterator(); ++it) {
+    std::string value = (*it)[2];
+    while (!value.empty() && value.back() == '.') value.pop_back();  // "... set by environment to 1."
+    if (!value.empty()) env.emplace((*it)[1], LogSetting{value, line_no});
+  }
+}
+
 // nccl-tests' failure report (common.cu: `Test NCCL failure`, `Test CUDA failure`, `Test failure`).
 bool is_test_failure(std::string_view s) {
   return s.find("Test NCCL failure") != std::string_view::npos || s.find("Test CUDA failure") != std::string_view::npos ||
@@ -562,6 +574,7 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
     }
     std::string_view body = trim(line);
     if (body.empty() || is_mpi_message(body)) continue;
+    note_env(body, line_no, log.env);
     // A run that failed: its rows so far are what it measured; what follows is other ranks' reports.
     if (is_test_failure(body)) {
       if (log.failure.empty()) log.failure = fmt::format("line {}: {}", line_no, body);

@@ -17,6 +17,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,11 @@ struct NcclRow {
   int busbw_col = 0;        // 1-based column of the out-of-place busbw cell
 };
 
+struct LogSetting {
+  std::string value;
+  int line = 0;
+};
+
 // The envelope a log measured, for a calibration to record: which GPU, which NCCL, and how
 // nccl-tests was launched. Fields the log does not print stay empty / 0.
 struct NcclLog {
@@ -97,6 +103,11 @@ struct NcclLog {
   int hosts = 0;                    // distinct host names of the Rank lines; 0 without them
   int header_line = 0;              // line of the column header; 0 when the log has none
   std::vector<NcclRow> rows;        // strictly increasing size_B
+  // NCCL environment settings the log shows, by name ("NCCL_ALGO" -> {"Ring", line}): `NCCL_X=V` on a
+  // command line or in a comment (mpirun's `-x NCCL_X=V`, `export NCCL_X=V`, a leading `NCCL_X=V
+  // ./all_reduce_perf`, an nccl.conf line), or NCCL's `NCCL INFO NCCL_X set by environment to V`.
+  // The first of each name wins.
+  std::map<std::string, LogSetting> env;
   // nccl-tests' own failure line (`... Test NCCL failure common.cu:1204 '...'`) that ended the run:
   // "line N: <text>", the rows before it kept; empty when the run finished.
   std::string failure;

@@ -222,6 +222,7 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
             {"compared_with", or_null(s.compared_with)},
             {"gpus_per_thread", s.gpus_per_thread},
             {"calibration_use", s.calibration_use},
+            {"log_settings", s.log_settings},
             {"units", {{"size_B", "bytes"},
                        {"time_us", "microseconds, one collective"},
                        {"algbw_GBps", "algorithm bandwidth, size / time, GB/s = 1e9 B/s"},

@@ -23,6 +23,7 @@ struct CollectiveSweep {
   int gpus_per_thread = 1;                    // launch mode simulated
   std::vector<std::string> calibration_use = {};  // CollectiveModel::calibration_notes()
   std::vector<CollectiveSweepRow> rows = {};
+  std::vector<std::string> log_settings = {};  // the compared log's NCCL_ALGO, ... as simulated
 };
 std::string render_collective_json(const CollectiveSweep& s, const std::string& version);
 

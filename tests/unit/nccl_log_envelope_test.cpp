@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fit/collective_fit.hpp"
+#include "fit/log_settings.hpp"
 #include "fit/nccl_log.hpp"
 #include "util/error.hpp"
 
@@ -294,4 +295,37 @@ TEST_CASE("the rank count: Rank lines with gaps are a lower bound; the launcher'
                                "#  Rank  1 Group  0 Pid 1 on a device  1 [0x0f] NVIDIA H100 80GB HBM3\n";
   CHECK_THROWS_WITH_AS(parse_nccl_log(header + complete + rows, "t.log"),
                        doctest::Contains("but all_reduce over 2 ranks (from the '#  Rank' lines"), InputError);
+}
+
+TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from command lines and NCCL INFO") {
+  // The forms published logs show: mpirun's -x, a leading assignment, an nccl.conf line, and NCCL's
+  // own "set by environment" line (its trailing full stop dropped). The first of each name wins.
+  const std::string rows =
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "1048576 262144 float sum -1 100.0 10.49 19.66 0 100.0 10.49 19.66 0\n";
+  const NcclLog log = parse_nccl_log("mpirun -np 16 -x NCCL_ALGO=Ring -x NCCL_PROTO=LL128 ./all_reduce_perf -g 1\n"
+                                     "NCCL_ALGO=Tree\n"
+                                     "host:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to SYS.\n" + rows,
+                                     "t.log");
+  CHECK(log.env.at("NCCL_ALGO").value == "Ring");
+  CHECK(log.env.at("NCCL_ALGO").line == 1);
+  CHECK(log.env.at("NCCL_P2P_LEVEL").value == "SYS");
+  const LogSettings s = log_settings(log);
+  CHECK(s.algorithm == "ring");
+  CHECK(s.protocol == "LL128");
+  CHECK(s.p2p_level == "SYS");
+  REQUIRE(s.notes.size() == 3);
+  CHECK(s.notes[0].second == "the log ran with NCCL_ALGO=Ring (line 1): simulated with --algorithm ring");
+  // NVLSTree is tpsim's nvls; a list or an exclusion cannot be forced; P2P_DISABLE=1 is --p2p off.
+  const LogSettings t = log_settings(parse_nccl_log("NCCL_ALGO=NVLSTree NCCL_PROTO=^LL128 NCCL_P2P_DISABLE=1 ./all_reduce_perf\n"
+                                                    "# nranks: 16\n" + rows, "t.log"));
+  CHECK(t.algorithm == "nvls");
+  CHECK(t.protocol.empty());
+  CHECK(t.p2p_level == "OFF");
+  CHECK(t.notes[1].second ==
+        "the log ran with NCCL_PROTO=^LL128 (line 1): not one tpsim can force (a list, an exclusion, or an algorithm it does not "
+        "model), so tpsim chooses as without it");
+  CHECK(log_settings(parse_nccl_log("./all_reduce_perf -g 1\n# nranks: 16\n" + rows, "t.log")).notes.empty());
+  // A list is read whole, not as its first protocol.
+  CHECK(log_settings(parse_nccl_log("NCCL_PROTO=LL,LL128 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).protocol.empty());
 }

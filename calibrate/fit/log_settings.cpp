@@ -1,0 +1,67 @@
+#include "log_settings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace tpsim::fit {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// NCCL's names (src/graph/tuning.cc, src/graph/paths.cc; NCCL matches them without case) -> tpsim's.
+const std::map<std::string, std::string>& algorithms() {
+  static const std::map<std::string, std::string> m{{"ring", "ring"}, {"tree", "tree"}, {"nvls", "nvls"}, {"nvlstree", "nvls"}};
+  return m;
+}
+const std::map<std::string, std::string>& protocols() {
+  static const std::map<std::string, std::string> m{{"ll", "LL"}, {"ll128", "LL128"}, {"simple", "Simple"}};
+  return m;
+}
+const std::map<std::string, std::string>& p2p_levels() {
+  static const std::map<std::string, std::string> m{{"nvl", "NVL"}, {"pix", "PIX"}, {"pxb", "PXB"}, {"phb", "PHB"}, {"sys", "SYS"}};
+  return m;
+}
+
+}  // namespace
+
+LogSettings log_settings(const NcclLog& log) {
+  LogSettings s;
+  // name -> (its table, where tpsim puts it, the flag that says the same)
+  const struct {
+    const char* name;
+    const std::map<std::string, std::string>* values;
+    std::string* into;
+    const char* flag;
+  } known[] = {{"NCCL_ALGO", &algorithms(), &s.algorithm, "--algorithm"},
+               {"NCCL_PROTO", &protocols(), &s.protocol, "--protocol"},
+               {"NCCL_P2P_LEVEL", &p2p_levels(), &s.p2p_level, "p2p level"}};
+  for (const auto& k : known) {
+    const auto it = log.env.find(k.name);
+    if (it == log.env.end()) continue;
+    const LogSetting& e = it->second;
+    const auto v = k.values->find(lower(e.value));
+    if (v == k.values->end()) {
+      s.notes.emplace_back(k.name, fmt::format("the log ran with {}={} (line {}): not one tpsim can force (a list, an exclusion, or an "
+                                    "algorithm it does not model), so tpsim chooses as without it",
+                                    k.name, e.value, e.line));
+      continue;
+    }
+    *k.into = v->second;
+    s.notes.emplace_back(k.name, fmt::format("the log ran with {}={} (line {}): simulated with {} {}", k.name, e.value, e.line, k.flag,
+                                             v->second));
+  }
+  if (const auto it = log.env.find("NCCL_P2P_DISABLE"); it != log.env.end() && it->second.value == "1") {
+    s.p2p_level = "OFF";
+    s.notes.emplace_back("NCCL_P2P_DISABLE",
+                         fmt::format("the log ran with NCCL_P2P_DISABLE=1 (line {}): simulated with --p2p off", it->second.line));
+  }
+  return s;
+}
+
+}  // namespace tpsim::fit

@@ -1,0 +1,23 @@
+// What a measured nccl-tests log forced NCCL to do, as tpsim collective's settings: `--compare LOG`
+// simulates the log's NCCL_ALGO, NCCL_PROTO, NCCL_P2P_DISABLE and NCCL_P2P_LEVEL (NcclLog::env)
+// unless the command line says otherwise, and says which it took and which it could not.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nccl_log.hpp"
+
+namespace tpsim::fit {
+
+struct LogSettings {
+  std::string algorithm;  // tpsim's --algorithm name ("ring", "tree", "nvls"); "" = not forced
+  std::string protocol;   // tpsim's --protocol name ("LL", "LL128", "Simple"); "" = not forced
+  std::string p2p_level;  // "OFF" (NCCL_P2P_DISABLE=1) or NVL, PIX, PXB, PHB, SYS; "" = not forced
+  // One per setting read, by its name ("NCCL_ALGO"): taken, or why not.
+  std::vector<std::pair<std::string, std::string>> notes;
+};
+
+LogSettings log_settings(const NcclLog& log);
+
+}  // namespace tpsim::fit
