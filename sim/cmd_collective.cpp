@@ -170,6 +170,7 @@ int collective_command(int argc, char** argv) {
   if (p2p == "off") spec.p2p_level = "OFF";
   else if (log_p2p) spec.p2p_level = forced.p2p_level;
   PlatformDesc platform = load_platform_file(platform_path);
+  if (forced.tcp_net) platform.net_transport = "tcp";
   for (int g : gpus)
     if (!platform.gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
   const std::string gpu_note = measured ? use_logged_gpu(platform, gpus, *measured, compare_path) : "";
@@ -184,8 +185,11 @@ int collective_command(int argc, char** argv) {
   if (measured && !measured->failure.empty()) out += "# note: " + fit::failure_note(*measured) + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
   for (const auto& [setting, text] : forced.notes) {
-    const CLI::Option* flag = setting == "NCCL_ALGO" ? algorithm_opt : setting == "NCCL_PROTO" ? protocol_opt : p2p_opt;
-    log_notes.push_back(flag->count() ? fmt::format("the log ran with {}={}; {} given, it stands", setting, measured->env.at(setting).value,
+    const CLI::Option* flag = setting == "NCCL_ALGO"    ? algorithm_opt
+                              : setting == "NCCL_PROTO" ? protocol_opt
+                              : setting == "NCCL_IB_DISABLE" || setting == "network" ? nullptr
+                                                             : p2p_opt;
+    log_notes.push_back(flag && flag->count() ? fmt::format("the log ran with {}={}; {} given, it stands", setting, measured->env.at(setting).value,
                                                     flag->get_name())
                                       : text);
   }

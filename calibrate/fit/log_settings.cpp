@@ -61,6 +61,21 @@ LogSettings log_settings(const NcclLog& log) {
     s.notes.emplace_back("NCCL_P2P_DISABLE",
                          fmt::format("the log ran with NCCL_P2P_DISABLE=1 (line {}): simulated with --p2p off", it->second.line));
   }
+  // Across nodes NCCL's sockets: its own word for the transport it chose, else NCCL_IB_DISABLE=1 (with
+  // no other network named: a net plugin such as aws-ofi-nccl still runs with IB disabled).
+  if (const auto net = log.env.find("network"); net != log.env.end()) {
+    if (lower(net->second.value) == "socket") {
+      s.tcp_net = true;
+      s.notes.emplace_back("network", fmt::format("the log's NCCL uses network Socket (line {}): simulated over TCP sockets between "
+                                                  "nodes (net_transport tcp)",
+                                                  net->second.line));
+    }
+  } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
+    s.tcp_net = true;
+    s.notes.emplace_back("NCCL_IB_DISABLE", fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets "
+                                                        "between nodes (net_transport tcp)",
+                                                        it->second.line));
+  }
   return s;
 }
 

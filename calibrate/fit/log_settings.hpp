@@ -1,5 +1,5 @@
 // What a measured nccl-tests log forced NCCL to do, as tpsim collective's settings: `--compare LOG`
-// simulates the log's NCCL_ALGO, NCCL_PROTO, NCCL_P2P_DISABLE and NCCL_P2P_LEVEL (NcclLog::env)
+// simulates the log's NCCL_ALGO, NCCL_PROTO, NCCL_P2P_DISABLE, NCCL_P2P_LEVEL and NCCL_IB_DISABLE (NcclLog::env)
 // unless the command line says otherwise, and says which it took and which it could not.
 #pragma once
 #include <string>
@@ -14,6 +14,7 @@ struct LogSettings {
   std::string algorithm;  // tpsim's --algorithm name ("ring", "tree", "nvls"); "" = not forced
   std::string protocol;   // tpsim's --protocol name ("LL", "LL128", "Simple"); "" = not forced
   std::string p2p_level;  // "OFF" (NCCL_P2P_DISABLE=1) or NVL, PIX, PXB, PHB, SYS; "" = not forced
+  bool tcp_net = false;   // NCCL_IB_DISABLE=1: NCCL's sockets between nodes (net_transport tcp)
   // One per setting read, by its name ("NCCL_ALGO"): taken, or why not.
   std::vector<std::pair<std::string, std::string>> notes;
 };

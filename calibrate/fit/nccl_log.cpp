@@ -215,7 +215,7 @@ bool is_mpi_message(std::string_view s) {
 
 // `NCCL_X=V` tokens and NCCL's `NCCL_X set by environment to V` in `s` (line `line_no`), into `env`.
 void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env) {
-  if (s.find("NCCL_") == std::string_view::npos) return;
+  if (s.find("NCCL") == std::string_view::npos) return;
   static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(?:=| set by environment to )([^\s'";\\]+))");
   const std::string text(s);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), setting); it != std::sregex_iterator(); ++it) {
@@ -223,6 +223,9 @@ void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>
     while (!value.empty() && value.back() == '.') value.pop_back();  // "... set by environment to 1."
     if (!value.empty()) env.emplace((*it)[1], LogSetting{value, line_no});
   }
+  // NCCL's `NCCL INFO Using network Socket` (or IB, AWS Libfabric, ...): the transport it chose.
+  if (const auto at = text.find("NCCL INFO Using network "); at != std::string::npos)
+    env.emplace("network", LogSetting{std::string(trim(std::string_view(text).substr(at + 24))), line_no});
 }
 
 // nccl-tests' failure report (common.cu: `Test NCCL failure`, `Test CUDA failure`, `Test failure`).

@@ -106,7 +106,8 @@ struct NcclLog {
   // NCCL environment settings the log shows, by name ("NCCL_ALGO" -> {"Ring", line}): `NCCL_X=V` on a
   // command line or in a comment (mpirun's `-x NCCL_X=V`, `export NCCL_X=V`, a leading `NCCL_X=V
   // ./all_reduce_perf`, an nccl.conf line), or NCCL's `NCCL INFO NCCL_X set by environment to V`.
-  // The first of each name wins.
+  // The first of each name wins. "network" is the transport NCCL says it uses (`NCCL INFO Using
+  // network Socket`: Socket, IB, AWS Libfabric, ...).
   std::map<std::string, LogSetting> env;
   // nccl-tests' own failure line (`... Test NCCL failure common.cu:1204 '...'`) that ended the run:
   // "line N: <text>", the rows before it kept; empty when the run finished.

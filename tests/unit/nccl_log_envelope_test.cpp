@@ -326,6 +326,19 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
         "the log ran with NCCL_PROTO=^LL128 (line 1): not one tpsim can force (a list, an exclusion, or an algorithm it does not "
         "model), so tpsim chooses as without it");
   CHECK(log_settings(parse_nccl_log("./all_reduce_perf -g 1\n# nranks: 16\n" + rows, "t.log")).notes.empty());
+  // NCCL_IB_DISABLE=1 is NCCL's sockets between nodes (the dexhunter 10GbE logs print it per rank).
+  const LogSettings ib = log_settings(parse_nccl_log("host:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                                                     "# nranks: 16\n" + rows, "t.log"));
+  CHECK(ib.tcp_net);
+  CHECK(ib.notes.at(0).second ==
+        "the log ran with NCCL_IB_DISABLE=1 (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
+  // NCCL's own word for its transport wins: a net plugin (EFA) runs with IB disabled; Socket is TCP.
+  CHECK_FALSE(log_settings(parse_nccl_log("h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                                          "h:1:1 [0] NCCL INFO Using network AWS Libfabric\n# nranks: 16\n" + rows, "t.log"))
+                  .tcp_net);
+  const LogSettings sock = log_settings(parse_nccl_log("[1,0]<stdout>:h:1:1 [0] NCCL INFO Using network Socket\n# nranks: 16\n" + rows, "t.log"));
+  CHECK(sock.tcp_net);
+  CHECK(sock.notes.at(0).second == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
   // A list is read whole, not as its first protocol.
   CHECK(log_settings(parse_nccl_log("NCCL_PROTO=LL,LL128 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).protocol.empty());
 }
