@@ -184,14 +184,11 @@ int collective_command(int argc, char** argv) {
   if (!gpu_note.empty()) out += "# note: " + gpu_note + "\n";
   if (measured && !measured->failure.empty()) out += "# note: " + fit::failure_note(*measured) + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
-  for (const auto& [setting, text] : forced.notes) {
-    const CLI::Option* flag = setting == "NCCL_ALGO"    ? algorithm_opt
-                              : setting == "NCCL_PROTO" ? protocol_opt
-                              : setting == "NCCL_IB_DISABLE" || setting == "network" ? nullptr
-                                                             : p2p_opt;
-    log_notes.push_back(flag && flag->count() ? fmt::format("the log ran with {}={}; {} given, it stands", setting, measured->env.at(setting).value,
-                                                    flag->get_name())
-                                      : text);
+  for (const auto& n : forced.notes) {
+    const CLI::Option* flag = n.flag.empty() ? nullptr : app.get_option(n.flag);
+    log_notes.push_back(flag && flag->count() ? fmt::format("the log ran with {}={}; {} given, it stands", n.setting,
+                                                            measured->env.at(n.setting).value, n.flag)
+                                              : n.text);
   }
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";

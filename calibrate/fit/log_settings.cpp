@@ -37,44 +37,46 @@ LogSettings log_settings(const NcclLog& log) {
     const char* name;
     const std::map<std::string, std::string>* values;
     std::string* into;
-    const char* flag;
-  } known[] = {{"NCCL_ALGO", &algorithms(), &s.algorithm, "--algorithm"},
-               {"NCCL_PROTO", &protocols(), &s.protocol, "--protocol"},
-               {"NCCL_P2P_LEVEL", &p2p_levels(), &s.p2p_level, "p2p level"}};
+    const char *flag, *as;
+  } known[] = {{"NCCL_ALGO", &algorithms(), &s.algorithm, "--algorithm", "--algorithm"},
+               {"NCCL_PROTO", &protocols(), &s.protocol, "--protocol", "--protocol"},
+               {"NCCL_P2P_LEVEL", &p2p_levels(), &s.p2p_level, "--p2p", "p2p level"}};
   for (const auto& k : known) {
     const auto it = log.env.find(k.name);
     if (it == log.env.end()) continue;
     const LogSetting& e = it->second;
     const auto v = k.values->find(lower(e.value));
     if (v == k.values->end()) {
-      s.notes.emplace_back(k.name, fmt::format("the log ran with {}={} (line {}): not one tpsim can force (a list, an exclusion, or an "
+      s.notes.push_back({k.flag, k.name, fmt::format("the log ran with {}={} (line {}): not one tpsim can force (a list, an exclusion, or an "
                                     "algorithm it does not model), so tpsim chooses as without it",
-                                    k.name, e.value, e.line));
+                                    k.name, e.value, e.line)});
       continue;
     }
     *k.into = v->second;
-    s.notes.emplace_back(k.name, fmt::format("the log ran with {}={} (line {}): simulated with {} {}", k.name, e.value, e.line, k.flag,
-                                             v->second));
+    s.notes.push_back({k.flag, k.name,
+                       fmt::format("the log ran with {}={} (line {}): simulated with {} {}", k.name, e.value, e.line, k.as, v->second)});
   }
   if (const auto it = log.env.find("NCCL_P2P_DISABLE"); it != log.env.end() && it->second.value == "1") {
     s.p2p_level = "OFF";
-    s.notes.emplace_back("NCCL_P2P_DISABLE",
-                         fmt::format("the log ran with NCCL_P2P_DISABLE=1 (line {}): simulated with --p2p off", it->second.line));
+    s.notes.push_back({"--p2p", "NCCL_P2P_DISABLE",
+                       fmt::format("the log ran with NCCL_P2P_DISABLE=1 (line {}): simulated with --p2p off", it->second.line)});
   }
   // Across nodes NCCL's sockets: its own word for the transport it chose, else NCCL_IB_DISABLE=1 (with
   // no other network named: a net plugin such as aws-ofi-nccl still runs with IB disabled).
   if (const auto net = log.env.find("network"); net != log.env.end()) {
     if (lower(net->second.value) == "socket") {
       s.tcp_net = true;
-      s.notes.emplace_back("network", fmt::format("the log's NCCL uses network Socket (line {}): simulated over TCP sockets between "
-                                                  "nodes (net_transport tcp)",
-                                                  net->second.line));
+      s.notes.push_back({"", "network",
+                         fmt::format("the log's NCCL uses network Socket (line {}): simulated over TCP sockets between nodes "
+                                     "(net_transport tcp)",
+                                     net->second.line)});
     }
   } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
     s.tcp_net = true;
-    s.notes.emplace_back("NCCL_IB_DISABLE", fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets "
-                                                        "between nodes (net_transport tcp)",
-                                                        it->second.line));
+    s.notes.push_back({"", "NCCL_IB_DISABLE",
+                       fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets between nodes "
+                                   "(net_transport tcp)",
+                                   it->second.line)});
   }
   return s;
 }

@@ -3,7 +3,6 @@
 // unless the command line says otherwise, and says which it took and which it could not.
 #pragma once
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "nccl_log.hpp"
@@ -15,8 +14,12 @@ struct LogSettings {
   std::string protocol;   // tpsim's --protocol name ("LL", "LL128", "Simple"); "" = not forced
   std::string p2p_level;  // "OFF" (NCCL_P2P_DISABLE=1) or NVL, PIX, PXB, PHB, SYS; "" = not forced
   bool tcp_net = false;   // NCCL_IB_DISABLE=1: NCCL's sockets between nodes (net_transport tcp)
-  // One per setting read, by its name ("NCCL_ALGO"): taken, or why not.
-  std::vector<std::pair<std::string, std::string>> notes;
+  // One per setting read: the tpsim collective flag that replaces it ("--algorithm"; "" for none)
+  // and what was done with it (taken, or why not).
+  struct Note {
+    std::string flag, setting, text;
+  };
+  std::vector<Note> notes;
 };
 
 LogSettings log_settings(const NcclLog& log);

@@ -315,14 +315,14 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   CHECK(s.protocol == "LL128");
   CHECK(s.p2p_level == "SYS");
   REQUIRE(s.notes.size() == 3);
-  CHECK(s.notes[0].second == "the log ran with NCCL_ALGO=Ring (line 1): simulated with --algorithm ring");
+  CHECK(s.notes[0].text == "the log ran with NCCL_ALGO=Ring (line 1): simulated with --algorithm ring");
   // NVLSTree is tpsim's nvls; a list or an exclusion cannot be forced; P2P_DISABLE=1 is --p2p off.
   const LogSettings t = log_settings(parse_nccl_log("NCCL_ALGO=NVLSTree NCCL_PROTO=^LL128 NCCL_P2P_DISABLE=1 ./all_reduce_perf\n"
                                                     "# nranks: 16\n" + rows, "t.log"));
   CHECK(t.algorithm == "nvls");
   CHECK(t.protocol.empty());
   CHECK(t.p2p_level == "OFF");
-  CHECK(t.notes[1].second ==
+  CHECK(t.notes[1].text ==
         "the log ran with NCCL_PROTO=^LL128 (line 1): not one tpsim can force (a list, an exclusion, or an algorithm it does not "
         "model), so tpsim chooses as without it");
   CHECK(log_settings(parse_nccl_log("./all_reduce_perf -g 1\n# nranks: 16\n" + rows, "t.log")).notes.empty());
@@ -330,7 +330,7 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   const LogSettings ib = log_settings(parse_nccl_log("host:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
                                                      "# nranks: 16\n" + rows, "t.log"));
   CHECK(ib.tcp_net);
-  CHECK(ib.notes.at(0).second ==
+  CHECK(ib.notes.at(0).text ==
         "the log ran with NCCL_IB_DISABLE=1 (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
   // NCCL's own word for its transport wins: a net plugin (EFA) runs with IB disabled; Socket is TCP.
   CHECK_FALSE(log_settings(parse_nccl_log("h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
@@ -338,7 +338,7 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
                   .tcp_net);
   const LogSettings sock = log_settings(parse_nccl_log("[1,0]<stdout>:h:1:1 [0] NCCL INFO Using network Socket\n# nranks: 16\n" + rows, "t.log"));
   CHECK(sock.tcp_net);
-  CHECK(sock.notes.at(0).second == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
+  CHECK(sock.notes.at(0).text == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
   // A list is read whole, not as its first protocol.
   CHECK(log_settings(parse_nccl_log("NCCL_PROTO=LL,LL128 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).protocol.empty());
 }
