@@ -1,0 +1,245 @@
+// Readers of single lines of an nccl-tests log: comments, command lines, Rank lines and
+// NCCL's own messages (the table itself is read in nccl_log.cpp).
+#include "nccl_log_text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+#include <initializer_list>
+#include <regex>
+
+namespace tpsim::fit::log_text {
+
+std::vector<Token> tokenize(std::string_view line) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i >= line.size()) break;
+    std::size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    out.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
+  }
+  return out;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<std::uint64_t> to_uint(std::string_view s) {
+  if (!all_digits(s)) return std::nullopt;
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::size_t output_tag_length(std::string_view line) {
+  for (std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")}) {
+    const std::size_t at = line.find(tag);
+    if (at == std::string_view::npos || at > 40) continue;
+    const std::string_view before = line.substr(0, at);
+    const bool rank = before.size() >= 5 && before.front() == '[' && before.back() == ']' &&
+                      before.find_first_not_of("0123456789,", 1) == before.size() - 1;
+    const bool stamp = before.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 :") == std::string_view::npos;
+    if (rank || stamp) return at + tag.size();
+  }
+  return 0;
+}
+
+bool is_mpi_message(std::string_view s) {
+  const std::size_t close = s.find(']');
+  return s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos;
+}
+
+void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env) {
+  if (s.find("NCCL") == std::string_view::npos) return;
+  static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(?:=| set by environment to )([^\s'";\\]+))");
+  const std::string text(s);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), setting); it != std::sregex_iterator(); ++it) {
+    std::string value = (*it)[2];
+    while (!value.empty() && value.back() == '.') value.pop_back();  // "... set by environment to 1."
+    if (!value.empty()) env.emplace((*it)[1], LogSetting{value, line_no});
+  }
+  // NCCL's `NCCL INFO Using network Socket` (or IB, AWS Libfabric, ...): the transport it chose.
+  if (const auto at = text.find("NCCL INFO Using network "); at != std::string::npos)
+    env.emplace("network", LogSetting{std::string(trim(std::string_view(text).substr(at + 24))), line_no});
+}
+
+bool is_test_failure(std::string_view s) {
+  return s.find("Test NCCL failure") != std::string_view::npos || s.find("Test CUDA failure") != std::string_view::npos ||
+         s.find("Test failure") != std::string_view::npos;
+}
+
+bool is_nccl_log_line(std::string_view s) {
+  return s.find(" NCCL INFO") != std::string_view::npos || s.find(" NCCL WARN") != std::string_view::npos ||
+         s.find(" NCCL CALL") != std::string_view::npos || s.find(" NCCL TRACE") != std::string_view::npos;
+}
+
+std::optional<NamedOp> named_op_in(std::string_view text, std::string_view line, int line_no, OpSource source) {
+  const int offset = static_cast<int>(text.data() - line.data());
+  for (const Token& t : tokenize(text)) {
+    std::string_view w = t.text;
+    auto slash = w.find_last_of('/');
+    if (slash != std::string_view::npos) w.remove_prefix(slash + 1);
+    auto p = w.find("_perf");
+    if (p == std::string_view::npos || p == 0 || (p + 5 < w.size() && w[p + 5] != '_')) continue;
+    if (auto op = op_from_name(w.substr(0, p)))
+      return NamedOp{*op, std::string(w), line_no, offset + t.col + static_cast<int>(w.data() - t.text.data()), source};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Whose flags a command line's count is: the launcher's (before the *_perf binary: mpirun, srun) or
+// nccl-tests' own (after it; its `-n` is iterations, not processes).
+enum class FlagsOf { launcher, nccl_tests };
+
+// The count a command line running a *_perf binary gives one of `flags`: `-np 16`, `--ntasks=16`
+// (a `--` flag with `=`), or `-g8` glued to `glued`; 1 to `max`. nullopt when the line runs no *_perf
+// binary or gives none.
+std::optional<int> count_in_command(std::string_view text, FlagsOf whose, std::initializer_list<std::string_view> flags,
+                                    std::string_view glued, std::uint64_t max) {
+  const auto binary = named_op_in(text, text, 0, OpSource::command_line);
+  if (!binary) return std::nullopt;
+  const auto toks = tokenize(text);
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    if ((toks[i].col < binary->col) != (whose == FlagsOf::launcher)) continue;
+    const std::string_view w = toks[i].text;
+    std::optional<std::string_view> value;
+    for (std::string_view f : flags) {
+      if (w == f) value = i + 1 < toks.size() ? toks[i + 1].text : "";
+      else if (starts_with(f, "--") && starts_with(w, f) && w.size() > f.size() && w[f.size()] == '=') value = w.substr(f.size() + 1);
+    }
+    if (!value && !glued.empty() && starts_with(w, glued) && w.size() > glued.size()) value = w.substr(glued.size());
+    const auto v = value ? to_uint(*value) : std::nullopt;
+    if (v && *v >= 1 && *v <= max) return static_cast<int>(*v);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> gpus_in_command(std::string_view text) {
+  return count_in_command(text, FlagsOf::nccl_tests, {"-g", "--ngpus"}, "-g", 1024);
+}
+
+std::optional<int> processes_in_command(std::string_view text) {
+  return count_in_command(text, FlagsOf::launcher, {"-np", "--np", "-n", "--ntasks"}, "", 1000000);
+}
+
+std::optional<CollectiveOp> op_in_file_name(const std::string& file) {
+  std::string base = file.substr(file.find_last_of("/\\") == std::string::npos ? 0 : file.find_last_of("/\\") + 1);
+  std::string low;
+  for (char c : base)
+    if (c != '_' && c != '-') low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Longest names first: "reducescatter" contains "reduce", "allreduce" too.
+  static const std::array<std::pair<const char*, CollectiveOp>, 6> names{{
+      {"reducescatter", CollectiveOp::reduce_scatter}, {"allreduce", CollectiveOp::all_reduce},
+      {"allgather", CollectiveOp::all_gather},         {"alltoall", CollectiveOp::all_to_all},
+      {"sendrecv", CollectiveOp::send_recv},            {"broadcast", CollectiveOp::broadcast},
+  }};
+  for (auto& [n, op] : names)
+    if (low.find(n) != std::string::npos) return op;
+  return std::nullopt;
+}
+
+namespace {
+
+// The count after `key` ("nGpus ", "nThread ") on nccl-tests' `nThread 1 nGpus 8 minBytes ...`
+// line (both words present), 1 to 1,000,000; nullopt otherwise.
+std::optional<int> header_count(std::string_view s, std::string_view key) {
+  const auto pos = s.find(key);
+  if (s.find("nThread") == std::string_view::npos || s.find("nGpus") == std::string_view::npos || pos == std::string_view::npos)
+    return std::nullopt;
+  s.remove_prefix(pos + key.size());
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  auto v = to_uint(s.substr(0, n));
+  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+std::optional<int> gpus_per_thread_in_comment(std::string_view s) { return header_count(s, "nGpus "); }
+
+std::optional<int> threads_in_comment(std::string_view s) { return header_count(s, "nThread "); }
+
+// `nccl-library=21903` -> "2.19.3": NCCL_VERSION_CODE is major*10000 + minor*100 + patch since
+// NCCL 2.9 (nccl.h), major*1000 + minor*100 + patch before.
+std::string nccl_version_from_code(std::string_view s) {
+  auto pos = s.find("nccl-library=");
+  if (pos == std::string_view::npos) return "";
+  s.remove_prefix(pos + 13);
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  auto v = to_uint(s.substr(0, n));
+  if (!v || *v < 1000 || *v > 999999) return "";
+  const std::uint64_t c = *v;
+  return c >= 10000 ? fmt::format("{}.{}.{}", c / 10000, c / 100 % 100, c % 100) : fmt::format("{}.{}.{}", c / 1000, c / 100 % 10, c % 100);
+}
+
+std::string nccl_version_in(std::string_view s) {
+  auto pos = s.find("NCCL version ");
+  if (pos == std::string_view::npos) return "";
+  auto t = tokenize(s.substr(pos + 13));
+  return t.empty() || !std::isdigit(static_cast<unsigned char>(t[0].text.front())) ? "" : std::string(t[0].text);
+}
+
+void read_rank_line(std::string_view c, Devices& d) {
+  auto t = tokenize(c);
+  if (t.size() < 2) return;
+  auto r = to_uint(t[1].text);
+  if (!r || *r >= 1000000) return;  // like nranks_in_comment: no int overflow
+  const int rank = static_cast<int>(*r);
+  d.max_rank = std::max(d.max_rank, rank);
+  d.ranks.insert(rank);
+  std::string pid, host;
+  for (std::size_t i = 2; i + 1 < t.size(); ++i) {
+    if (t[i].text == "Pid") pid = std::string(t[i + 1].text);
+    if (t[i].text == "on") host = std::string(t[i + 1].text);
+    if (t[i].text.front() == '[' && t[i].text.back() == ']') {  // the bus id; the GPU model follows it
+      std::string_view name = trim(c.substr(t[i].col - 1 + t[i].text.size()));
+      if (!name.empty() && !d.gpu.count(rank)) d.gpu[rank] = std::string(name);
+      break;
+    }
+  }
+  if (!pid.empty()) d.procs.insert({host, pid});
+  if (!host.empty()) d.hosts.insert(host);
+}
+
+std::string gpu_names(const Devices& d) {
+  std::vector<std::string> seen;
+  for (const auto& [rank, name] : d.gpu)
+    if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+  std::string out;
+  for (const auto& n : seen) out += (out.empty() ? "" : " + ") + n;
+  return out;
+}
+
+std::optional<int> nranks_in_comment(std::string_view s) {
+  auto pos = s.find("nranks");
+  if (pos == std::string_view::npos) return std::nullopt;
+  s.remove_prefix(pos + 6);
+  while (!s.empty() && (s.front() == ' ' || s.front() == ':' || s.front() == '=')) s.remove_prefix(1);
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  auto v = to_uint(s.substr(0, n));
+  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
+  return static_cast<int>(*v);
+}
+}  // namespace tpsim::fit::log_text
