@@ -30,10 +30,10 @@ namespace {
 // --op); all_reduce when it holds none or several.
 std::string calibrated_op(const Calibration& cal) {
   if (cal.collectives.empty()) return "all_reduce";
-  const std::string& first = cal.collectives.front().op;
+  const CollectiveOp first = cal.collectives.front().op;
   for (const auto& c : cal.collectives)
     if (c.op != first) return "all_reduce";
-  return first;
+  return collective_op_name(first);
 }
 
 // The measured-vs-simulated lines of --compare, in nccl-tests comment lines so the table above

@@ -106,7 +106,7 @@ CollectiveCalibration read_collective(const YamlMap& m) {
                 "wire_bandwidth", "host_copy_bandwidth", "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
-  c.op = m.str("op");
+  c.op = read_name(m, "op", ALL_COLLECTIVE_OPS, collective_op_name);
   c.path_class = m.str_or("path_class", "");
   c.nranks = bounded_int(m, "nranks", m.integer("nranks"), 1'000'000);
   c.nodes = bounded_int(m, "nodes", m.integer_or("nodes", 1), 1'000'000);

@@ -41,7 +41,7 @@ struct CollectivePiece {
 
 struct CollectiveCalibration {
   std::string source;        // log file it was fitted on
-  std::string op;            // all_reduce | all_gather | reduce_scatter
+  CollectiveOp op = CollectiveOp::all_reduce;
   std::string path_class;    // NVL | PIX | PXB | PHB | SYS | SHM | NET | NVLS | "" (unknown)
   int nranks = 0;
   int nodes = 1;

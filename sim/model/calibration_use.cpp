@@ -60,6 +60,26 @@ bool same_gpu(const std::string& a, const GpuSpec* a_spec, const std::string& b,
 
 bool same_gpu(const std::string& a, const std::string& b) { return same_gpu(a, find_gpu_any_name(a), b, find_gpu_any_name(b)); }
 
+std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, double size_B) {
+  if (e.min_size_B <= 0 || size_B >= e.min_size_B) return std::nullopt;
+  const double bus_B = e.min_size_B * bus_factor(e.op, e.nranks);
+  double latency_s = 0, bw_Bps = 0;
+  if (const CollectivePiece* piece = e.piece_at(e.min_size_B)) {
+    latency_s = piece->latency_s, bw_Bps = piece->bus_bw_Bps;
+  } else {
+    double best = INFINITY;
+    for (const auto& f : e.protocols)
+      if (f && f->fitted && f->latency_s + bus_B / f->bus_bw_Bps < best)
+        best = f->latency_s + bus_B / f->bus_bw_Bps, latency_s = f->latency_s, bw_Bps = f->bus_bw_Bps;
+  }
+  if (bw_Bps <= 0) return std::nullopt;
+  const double share = bus_B / bw_Bps / (latency_s + bus_B / bw_Bps);
+  if (share < FLAT_FLOOR_SHARE) return std::nullopt;
+  return fmt::format("{} measured from {:.0f} B, where its fitted curve still rises ({:.0f}% of the time is bandwidth): below that "
+                     "size the defaults apply",
+                     e.source, e.min_size_B, share * 100);
+}
+
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
   const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
   return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
@@ -70,7 +90,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
   const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
-  const bool inside = within_envelope(e, t) && e.op == collective_op_name(op);
+  const bool inside = within_envelope(e, t) && e.op == op;
   const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread));
   // A network's achieved share of its NICs is the fabric's (RoCE or InfiniBand, GPUDirect or not,
   // the stack's tuning), not the GPUs': it stays on NICs of the rate it measured.

@@ -8,6 +8,7 @@
 // not stand for a ring, nor a ring for NVLS. A calibration fitted without its platform has no
 // wire rate: its bandwidths are absolute, and applied elsewhere they are flagged as such.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "collective_defaults.hpp"
@@ -31,6 +32,15 @@ struct LineUse {
 // holds the default costs (without serial launches), returned for terms the line cannot give.
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& target,
                  const LineCosts& fallback);
+
+// Below the smallest size the entry measured, its lines and pieces say nothing unless its fitted
+// curve is already flat there: the bandwidth term under FLAT_FLOOR_SHARE of the fitted time at
+// that size, so that the floor holds (within that share) for every smaller size. A log that starts
+// at 1 MiB (`-b 1M`) fits intercepts to sizes where NCCL runs other protocols and channel counts
+// than at 8 B (8x A100, -g 8: fitted from 1 MiB up, 54 us at 8 B against the 35 us measured).
+// The reason the entry does not apply at `size_B`, or nullopt when it does.
+constexpr double FLAT_FLOOR_SHARE = 0.05;
+std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, double size_B);
 
 // Whether the group is what the entry measured: rank count, nodes, GPU model and wire rate.
 // Only then do the fitted size pieces (NCCL's choices on that box) apply.

@@ -49,7 +49,7 @@ std::vector<double> CollectiveModel::resource_capacities() const {
   return cap;
 }
 
-LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const {
+LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B) const {
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
@@ -63,7 +63,9 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
   const CollectiveCalibration* shm = g.staged && key == "SYS" && !best ? calibration_entry(op, n, "SHM", p) : nullptr;
   if (shm && shm->host_copy_Bps) best = shm;
-  if (best) {
+  if (const auto why = best ? below_measured_sizes(*best, size_B) : std::nullopt) {
+    note("default", *why);
+  } else if (best) {
     const LineUse use = use_line(*best, p, a, op, g, c);
     note(use.status, use.how);
     c = use.costs;
@@ -89,7 +91,7 @@ const CollectiveCalibration* CollectiveModel::calibration_entry(CollectiveOp op,
   int best_score = -1;
   for (const auto& e : calibration_->collectives) {
     if ((p && !e.protocols[static_cast<int>(*p)]) || !(e.path_class.empty() || e.path_class == key)) continue;
-    const int score = (e.path_class == key) * 4 + (e.op == collective_op_name(op)) * 2 + (e.nranks == n);
+    const int score = (e.path_class == key) * 4 + (e.op == op) * 2 + (e.nranks == n);
     if (score > best_score) best = &e, best_score = score;
   }
   return best;
@@ -102,9 +104,9 @@ std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piec
                                                                                   double size_B) const {
   if (spec_.protocol != "auto" || spec_.algorithm != "auto") return std::nullopt;
   const CollectiveCalibration* e = calibration_entry(op, g.nranks, class_key(g.worst_class, g.staged), std::nullopt);
-  const CollectivePiece* p = e ? e->piece_at(size_B) : nullptr;
+  const CollectivePiece* p = e && !below_measured_sizes(*e, size_B) ? e->piece_at(size_B) : nullptr;
   if (!p) return std::nullopt;
-  if (!within_envelope(*e, g) || e->op != collective_op_name(op)) {
+  if (!within_envelope(*e, g) || e->op != op) {
     note("extrapolated", fmt::format("size pieces of {} not carried to {} ranks of {} on {} node(s): they record NCCL's choices on "
                                      "the box it measured; the envelope's lines apply instead",
                                      e->source, g.nranks, g.gpu_model, g.nodes));
@@ -316,7 +318,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       if (is_nvls(a) && p != Protocol::Simple) continue;
       // NCCL's point-to-point sends (an all-to-all) run Simple unless the scenario says otherwise.
       if (plan.op == CollectiveOp::all_to_all && p != Protocol::Simple && spec_.protocol == "auto") continue;
-      LineCosts c = costs(p, a, plan.op, g);
+      LineCosts c = costs(p, a, plan.op, g, plan.size_B);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
       // A measured bus bandwidth already includes the group's own sharing; host staging's pace

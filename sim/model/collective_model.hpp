@@ -88,7 +88,7 @@ public:
 private:
   // The host-staged copy rates: the scenario's, else the defaults (a calibration's apply per entry).
   StagingRates staging_rates() const;
-  LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g) const;
+  LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B) const;
   void note(const std::string& status, const std::string& text) const;
   // The calibration entry that describes (op, nranks, path class key) best, among those that
   // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.

@@ -139,7 +139,7 @@ std::vector<std::string> grounding_of(const Calibration* cal, const std::string&
     g.push_back(fmt::format("calibration {}{}", cal->file, cal->written_from.empty() ? " (it does not say what it was fitted from)"
                                                                                      : ", fitted by tpsim fit from " + cal->written_from));
     for (const auto& e : cal->collectives)
-      g.push_back(fmt::format("  {} {} on {} ranks{} over {}, GPU {}, NCCL {}{}", e.source.empty() ? "a log" : e.source, e.op, e.nranks,
+      g.push_back(fmt::format("  {} {} on {} ranks{} over {}, GPU {}, NCCL {}{}", e.source.empty() ? "a log" : e.source, collective_op_name(e.op), e.nranks,
                               e.nodes > 1 ? fmt::format(" ({} nodes)", e.nodes) : "", e.path_class.empty() ? "an unknown path" : e.path_class,
                               e.gpu.empty() ? "not recorded" : e.gpu, e.nccl_version.empty() ? "not recorded" : e.nccl_version,
                               e.residual_median ? fmt::format(", fit residuals median {:.1f}%", *e.residual_median * 100) : ""));

@@ -19,6 +19,7 @@
 #include "fit/calibration_yaml.hpp"
 #include "fit/collective_fit.hpp"
 #include "fit/nccl_log.hpp"
+#include "model/calibration_use.hpp"
 #include "model/collective_model.hpp"
 #include "util/error.hpp"
 
@@ -35,7 +36,7 @@ constexpr double KiB = 1024, MiB = 1024 * KiB;
 Calibration pieces_calibration() {
   CollectiveCalibration c;
   c.source = "pieces.log";
-  c.op = "all_reduce";
+  c.op = CollectiveOp::all_reduce;
   c.nranks = 2;
   c.protocols[0] = ProtocolFit{20e-6, 1e9, true};
   c.protocols[1] = ProtocolFit{30e-6, 5e9, true};
@@ -132,6 +133,31 @@ TEST_CASE("pieces pick algorithm and protocol by size even where another protoco
   CHECK(big.algorithm == Algorithm::direct);
   CHECK(big.protocol == Protocol::Simple);
   CHECK(big.time_s() == doctest::Approx(5e-6 + 64 * MiB / 20e9).scale(0).epsilon(1e-9));
+}
+
+TEST_CASE("below the smallest measured size a calibration applies only where its fitted curve is flat") {
+  // The pieces' calibration measured from 256 KiB: there its piece (ring LL128, 30 us, 5 GB/s)
+  // spends 256 KiB / 5 GB/s = 52.4 us of 82.4 us on bandwidth (64% >= FLAT_FLOOR_SHARE 5%), so its
+  // 30 us intercept is an extrapolation: below 256 KiB the default model runs, and says so.
+  Calibration cal = pieces_calibration();
+  cal.collectives[0].min_size_B = 256 * KiB;
+  CHECK(below_measured_sizes(cal.collectives[0], 256 * KiB) == std::nullopt);
+  CHECK(below_measured_sizes(cal.collectives[0], 1 * KiB) ==
+        "pieces.log measured from 262144 B, where its fitted curve still rises (64% of the time is bandwidth): below that size the "
+        "defaults apply");
+  Topology topo(load_platform_file(ROOT + "/platforms/2gpu_pcie.xml"), HardwareSpec{}, "");
+  CollectiveModel model(topo, CollectiveSpec{}, &cal), plain(topo, CollectiveSpec{}, nullptr);
+  const CollectivePlan& small = model.plan(CollectiveOp::all_reduce, 1 * KiB, {0, 1});
+  CHECK_FALSE(small.calibrated);
+  CHECK(small.time_s() == doctest::Approx(plain.plan(CollectiveOp::all_reduce, 1 * KiB, {0, 1}).time_s()).scale(0));
+  CHECK(model.plan(CollectiveOp::all_reduce, 256 * KiB, {0, 1}).protocol == Protocol::LL128);  // its piece again
+  const std::vector<std::string> notes = model.calibration_notes();
+  CHECK(std::count(notes.begin(), notes.end(), "default: " + *below_measured_sizes(cal.collectives[0], 1 * KiB)) == 1);
+  // Measured from 64 B instead: 20 us + 64 B / 1 GB/s, 0.3% bandwidth, the floor is flat and holds at 8 B.
+  cal.collectives[0].min_size_B = 64;
+  CHECK(below_measured_sizes(cal.collectives[0], 8) == std::nullopt);
+  CollectiveModel flat(topo, CollectiveSpec{}, &cal);
+  CHECK(flat.plan(CollectiveOp::all_reduce, 8, {0, 1}).time_s() == doctest::Approx(20e-6 + 8 / 1e9).scale(0).epsilon(1e-9));
 }
 
 TEST_CASE("a forced protocol or algorithm, or no pieces: the fastest protocol runs") {
@@ -267,6 +293,10 @@ TEST_CASE("pieces in a calibration file: read, and refused where sizes would hav
   CHECK(error_of_calibration(head + "      - { algorithm: ring, protocol: LL, latency: 10us, bus_bandwidth: 0GBps }\n") ==
         ":7:72: error: 'bus_bandwidth' must be positive");
   CHECK(error_of_calibration(head + "      []\n") == ":7:7: error: 'pieces' must be a non-empty list, in increasing size order");
+  // The op names an nccl-tests collective (its bus factor decides whether a curve is flat at a size).
+  CHECK(error_of_calibration("collectives:\n  - op: allreduce\n    nranks: 2\n    protocols:\n      Simple: { latency: 10us, bus_bandwidth: 9GBps }\n") ==
+        ":2:9: error: 'op' must be one of all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, send_recv, gather, scatter; "
+        "did you mean 'all_reduce'?");
   // Size ranges on the protocols are gone: pieces say it.
   CHECK(error_of_calibration("collectives:\n"
                              "  - op: all_reduce\n"

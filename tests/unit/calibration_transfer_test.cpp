@@ -24,7 +24,7 @@ const std::string ROOT = TPSIM_SOURCE_DIR;
 Calibration simple_line(double latency_s, double bus_Bps, double wire, Algorithm alg, int gpus_per_thread = 1) {
   CollectiveCalibration c;
   c.source = "fit.log";
-  c.op = "all_reduce";
+  c.op = CollectiveOp::all_reduce;
   c.path_class = "NVL";
   c.nranks = 8;
   c.gpu = "A100-SXM4-80GB";
@@ -208,7 +208,7 @@ TEST_CASE("a fit on a TCP box is compared with that box's own default, which alr
   for (int i = 0; i < 16; ++i) gpus[i] = i;
   const double tcp_default = (6.8 + 2 * (7 * 0.6 + 5.0 + 49)) * 1e-6;
   CollectiveCalibration c;
-  c.source = "a3mega.log", c.op = "all_reduce", c.path_class = "NET", c.nranks = 16, c.nodes = 2, c.gpu = "H100-SXM5-80GB";
+  c.source = "a3mega.log", c.op = CollectiveOp::all_reduce, c.path_class = "NET", c.nranks = 16, c.nodes = 2, c.gpu = "H100-SXM5-80GB";
   c.net_transport = "tcp";
   c.wire_Bps = CollectiveModel(topo, CollectiveSpec{}, nullptr).summary(CollectiveOp::all_reduce, gpus).raw_Bps;
   ProtocolFit f{1.2 * tcp_default, 30e9, true};

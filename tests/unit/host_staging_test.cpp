@@ -34,7 +34,7 @@ double busbw_Bps(const std::string& platform, const std::vector<int>& gpus, doub
 Calibration shm_fit(double bus_Bps, std::optional<double> host) {
   CollectiveCalibration c;
   c.source = "p2p-off.log";
-  c.op = "all_reduce";
+  c.op = CollectiveOp::all_reduce;
   c.path_class = "SHM";
   c.nranks = 2;
   c.wire_Bps = 12e9;
