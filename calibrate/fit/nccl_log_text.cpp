@@ -61,7 +61,11 @@ std::size_t output_tag_length(std::string_view line) {
 
 bool is_mpi_message(std::string_view s) {
   const std::size_t close = s.find(']');
-  return s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos;
+  if (s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos)
+    return true;
+  // The same notice copied without its `[host:pid]` prefix: `8 more processes have sent help message ...`.
+  static const std::regex help(R"(^\d+ more process(es have| has) sent help message)");
+  return std::regex_search(s.begin(), s.end(), help);
 }
 
 void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env) {

@@ -28,7 +28,8 @@ bool starts_with(std::string_view s, std::string_view p);
 // mpirun --tag-output / --timestamp-output prefix every line: `[1,0]<stdout>:` or
 // `Thu Jul 18 15:41:05 2024<stdout>:`. The length of such a tag (0 when the line has none).
 std::size_t output_tag_length(std::string_view line);
-// Open MPI's own messages (`[host:pid] 15 more processes have sent help message ...`).
+// Open MPI's own messages (`[host:pid] 15 more processes have sent help message ...`, also without
+// the `[host:pid]` prefix).
 bool is_mpi_message(std::string_view s);
 // `NCCL_X=V` tokens and NCCL's `NCCL_X set by environment to V` in `s` (line `line_no`), into `env`.
 void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env);
