@@ -37,6 +37,23 @@ std::optional<std::uint64_t> to_uint(std::string_view s) {
   return v;
 }
 
+namespace {
+
+// The number `s` starts with (its leading digits), or nullopt when it starts with none.
+std::optional<std::uint64_t> leading_uint(std::string_view s) {
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  return to_uint(s.substr(0, n));
+}
+
+// A count `s` starts with, 1 to 1,000,000 (no int overflow); nullopt otherwise.
+std::optional<int> leading_count(std::string_view s) {
+  const auto v = leading_uint(s);
+  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+}  // namespace
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -169,12 +186,7 @@ std::optional<int> header_count(std::string_view s, std::string_view key) {
   const auto pos = s.find(key);
   if (s.find("nThread") == std::string_view::npos || s.find("nGpus") == std::string_view::npos || pos == std::string_view::npos)
     return std::nullopt;
-  s.remove_prefix(pos + key.size());
-  std::size_t n = 0;
-  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
-  auto v = to_uint(s.substr(0, n));
-  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
-  return static_cast<int>(*v);
+  return leading_count(s.substr(pos + key.size()));
 }
 
 }  // namespace
@@ -188,10 +200,7 @@ std::optional<int> threads_in_comment(std::string_view s) { return header_count(
 std::string nccl_version_from_code(std::string_view s) {
   auto pos = s.find("nccl-library=");
   if (pos == std::string_view::npos) return "";
-  s.remove_prefix(pos + 13);
-  std::size_t n = 0;
-  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
-  auto v = to_uint(s.substr(0, n));
+  const auto v = leading_uint(s.substr(pos + 13));
   if (!v || *v < 1000 || *v > 999999) return "";
   const std::uint64_t c = *v;
   return c >= 10000 ? fmt::format("{}.{}.{}", c / 10000, c / 100 % 100, c % 100) : fmt::format("{}.{}.{}", c / 1000, c / 100 % 10, c % 100);
@@ -240,10 +249,6 @@ std::optional<int> nranks_in_comment(std::string_view s) {
   if (pos == std::string_view::npos) return std::nullopt;
   s.remove_prefix(pos + 6);
   while (!s.empty() && (s.front() == ' ' || s.front() == ':' || s.front() == '=')) s.remove_prefix(1);
-  std::size_t n = 0;
-  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
-  auto v = to_uint(s.substr(0, n));
-  if (!v || *v < 1 || *v > 1000000) return std::nullopt;
-  return static_cast<int>(*v);
+  return leading_count(s);
 }
 }  // namespace tpsim::fit::log_text
