@@ -28,12 +28,12 @@ namespace {
 
 // The op a calibration's curves were all fitted on (replaying an all_gather_perf log needs no
 // --op); all_reduce when it holds none or several.
-std::string calibrated_op(const Calibration& cal) {
-  if (cal.collectives.empty()) return "all_reduce";
+CollectiveOp calibrated_op(const Calibration& cal) {
+  if (cal.collectives.empty()) return CollectiveOp::all_reduce;
   const CollectiveOp first = cal.collectives.front().op;
   for (const auto& c : cal.collectives)
-    if (c.op != first) return "all_reduce";
-  return collective_op_name(first);
+    if (c.op != first) return CollectiveOp::all_reduce;
+  return first;
 }
 
 // The measured-vs-simulated lines of --compare, in nccl-tests comment lines so the table above
@@ -138,7 +138,7 @@ int collective_command(int argc, char** argv) {
     measured = fit::parse_nccl_log(measured_text = read_input_file(compare_path, "nccl-tests log"), compare_path, {.op = op_given});
   const CollectiveOp op = op_given     ? *op_given
                           : measured   ? simulated_op(collective_op_name(measured->op), "--compare")
-                          : cal        ? simulated_op(calibrated_op(*cal), "--op")
+                          : cal        ? simulated_op(collective_op_name(calibrated_op(*cal)), "--op")
                                        : CollectiveOp::all_reduce;
   op_text = collective_op_name(op);
   if (measured && measured->nranks != int(gpus.size()))
