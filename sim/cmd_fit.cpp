@@ -16,6 +16,7 @@
 #include "cmd_curve.hpp"
 #include "fit/calibration_yaml.hpp"
 #include "fit/launch_table.hpp"
+#include "fit/log_settings.hpp"
 #include "model/calibration_use.hpp"
 #include "model/collective_model.hpp"
 #include "report/writers.hpp"
@@ -122,6 +123,9 @@ int fit_command(int argc, char** argv) {
     fit::FitOptions opt;
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
     opt.nodes = nodes;
+    const std::string forced_protocol = fit::log_settings(log).protocol;
+    for (Protocol p : ALL_PROTOCOLS)
+      if (forced_protocol == protocol_name(p)) opt.forced_protocol = p;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
     // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name when the
@@ -130,6 +134,11 @@ int fit_command(int argc, char** argv) {
     f.gpu = logged ? logged->name : !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
     f.nccl_version = log.nccl_version;
     std::vector<std::string> notes;
+    if (opt.forced_protocol)
+      notes.push_back(fmt::format("the log forced NCCL_PROTO={0}: only the {0} line is fitted, with no size pieces; the other "
+                                  "protocols are written as copies the data did not constrain (fitted: false), and runs take "
+                                  "their defaults",
+                                  forced_protocol));
     if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));

@@ -440,7 +440,9 @@ void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible) 
 }
 
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
-  const Enabled on{true, options.ll128, true};
+  Enabled on{true, options.ll128, true};
+  if (options.forced_protocol)
+    for (int i = 0; i < 3; ++i) on[i] = i == static_cast<int>(*options.forced_protocol);
   const std::vector<Sample> samples = read_samples(log);
   if (!bus_factor_is_constant(log.op) && log.nranks < 2)
     throw InputError({log.file, log.header_line, 0},
@@ -462,7 +464,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   const LineTable lines = fit_all_lines(samples, fit.bus_factor);
   const std::vector<Cut> cuts =
       best_cuts(lines, samples.size(), max_pieces(fit.op, fit.nranks, fit.nodes, options.ll128));
-  if (const int k = chosen_piece_count(envelope, cuts, samples.size()); k > 0)
+  if (const int k = options.forced_protocol ? 0 : chosen_piece_count(envelope, cuts, samples.size()); k > 0)
     fit.pieces = make_pieces(cuts[k - 1], lines, samples, piece_labels(k, fit.op, fit.nranks, fit.nodes, options.ll128));
 
   for (const Sample& s : samples)

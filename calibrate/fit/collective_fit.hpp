@@ -140,6 +140,9 @@ struct FitOptions {
   bool ll128 = true;
   // Nodes the ranks span: more than one gives an all_reduce tree pieces as well as ring ones.
   int nodes = 1;
+  // The protocol the log forced (NCCL_PROTO): only its line is fitted, the others are copies the
+  // data did not constrain, and there are no size pieces (NCCL had no choice to record).
+  std::optional<Protocol> forced_protocol;
 };
 
 // The (algorithm, protocol) labels of k pieces, in size order, for `op` over `nranks` ranks on

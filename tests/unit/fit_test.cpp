@@ -247,6 +247,25 @@ TEST_CASE("DGX H100 8-GPU NVSwitch log: fit within 10% median, 25% worst at >= 1
   for (const FitPoint& p : fit.points) CHECK(p.piece == -1);
 }
 
+TEST_CASE("a log that forced NCCL_PROTO fits that protocol's line only, with no size pieces") {
+  // The DGX H100 sweep read as if NCCL_PROTO=Simple had been set: one line t = L + S x 1.75 / B
+  // over every size (Simple's streaming rate, near the 480 GB/s plateau, is what the large sizes
+  // fix); LL and LL128 run at no size, so they are copies the data did not constrain, and a run
+  // takes their defaults (mark_measured_terms leaves both of their terms unmeasured).
+  FitOptions opt;
+  opt.forced_protocol = Protocol::Simple;
+  const CollectiveFit fit = fit_collective(read_log("dgx-h100-8gpu-nvswitch.log"), opt);
+  CHECK(fit.pieces.empty());
+  CHECK(fit[Protocol::Simple].constrained);
+  CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(480e9).scale(0).epsilon(0.10));
+  for (Protocol p : {Protocol::LL, Protocol::LL128}) {
+    CHECK_FALSE(fit[p].constrained);
+    CHECK_FALSE(fit[p].latency_measured);
+    CHECK_FALSE(fit[p].bandwidth_measured);
+  }
+  for (double size : {8.0, 1048576.0, 1073741824.0}) CHECK(fit.pick(size) == Protocol::Simple);
+}
+
 TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   // SHM over PCIe: NCCL does not run LL128 there, so the fit uses LL and Simple only.
   FitOptions pcie;
