@@ -127,8 +127,9 @@ CollectiveCalibration read_collective(const YamlMap& m) {
         f.fail(f.node("wire_fraction"), "'wire_fraction' must be in (0, 4]: the bus bandwidth over the fitted wire rate");
     }
     if (f.has("algorithm")) fit.algorithm = read_name(f, "algorithm", ALL_ALGORITHMS, algorithm_name);
-    fit.latency_measured = f.boolean_or("latency_measured", true);
-    fit.bandwidth_measured = f.boolean_or("bandwidth_measured", true);
+    // A copy the data did not constrain (fitted: false) measured neither term: runs take the defaults.
+    fit.latency_measured = f.boolean_or("latency_measured", fit.fitted);
+    fit.bandwidth_measured = f.boolean_or("bandwidth_measured", fit.fitted);
     c.protocols[static_cast<int>(p)] = fit;
   }
   if (m.has("pieces")) c.pieces = read_pieces(m);

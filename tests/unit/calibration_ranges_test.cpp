@@ -320,3 +320,25 @@ TEST_CASE("a calibration's cpu_vendor and net_transport: read, and a located err
   CHECK(error_of_calibration(head + "    cpu_vendor: amdd\n" + line) ==
         ":5:17: error: 'cpu_vendor' must be one of amd, intel, arm, power, zhaoxin; did you mean 'amd'?");
 }
+
+TEST_CASE("a protocol written as an unconstrained copy (fitted: false) measured neither of its terms") {
+  // tpsim fit writes a protocol that runs at no measured size as a copy of its neighbour; read
+  // back, it must not pass for a measured line (use_line then takes the defaults for it), while
+  // a fitted line keeps both terms unless the file says otherwise.
+  TempFile f("tpsim_copy.yaml",
+             "collectives:\n"
+             "  - op: all_reduce\n"
+             "    nranks: 8\n"
+             "    protocols:\n"
+             "      LL:     { latency: 18us, bus_bandwidth: 432GBps, fitted: false }\n"
+             "      Simple: { latency: 18us, bus_bandwidth: 432GBps, fitted: true, latency_measured: false }\n");
+  const Calibration cal = load_calibration(f.path);
+  const auto& ll = *cal.collectives[0].protocols[static_cast<int>(Protocol::LL)];
+  const auto& simple = *cal.collectives[0].protocols[static_cast<int>(Protocol::Simple)];
+  CHECK_FALSE(ll.fitted);
+  CHECK_FALSE(ll.latency_measured);
+  CHECK_FALSE(ll.bandwidth_measured);
+  CHECK(simple.fitted);
+  CHECK_FALSE(simple.latency_measured);
+  CHECK(simple.bandwidth_measured);
+}
