@@ -71,6 +71,21 @@ def median_error(out):
     return float(m[-1]) if m else None
 
 
+COMPARED_RE = re.compile(r"^#\s+(\d+)\s+([0-9.]+)\s+[0-9.]+\s+[-+][0-9.]+$", re.M)
+
+
+def measured_times(out):
+    """size (B) -> the measured out-of-place time (us) of the table --compare prints."""
+    return {int(size): float(t) for size, t in COMPARED_RE.findall(out)}
+
+
+def box_gap(a, b):
+    """Median over the sizes >= 1 KiB both logs measured of |a / b - 1|, in percent: how far apart
+    two real boxes are; None when they share no size."""
+    common = [s for s in a if s in b and s >= 1024]
+    return statistics.median(abs(a[s] / b[s] - 1) * 100 for s in common) if common else None
+
+
 def fit_all(tpsim, logs, work):
     """log -> (op, ranks, calibration path) or (None, None, tpsim's message)."""
     fits = {}
