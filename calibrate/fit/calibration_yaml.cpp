@@ -44,7 +44,7 @@ std::string protocols_block(const CollectiveFit& c) {
     out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}{}, fitted: {} }}", name, us(p.latency_s) + ",",
                        width + 1, gbps(p.bus_bw_Bps), transfer, p.constrained ? "true" : "false");
     if (!p.constrained)
-      out += fmt::format("  # {}: copy of {}, changes no prediction",
+      out += fmt::format("  # {}: copy of {}; fitted: false, so runs take the defaults for it",
                          p.enabled ? "fastest at no measured size" : "not used on this path", protocol_name(p.copied_from));
     out += "\n";
   }

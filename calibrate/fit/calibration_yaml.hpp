@@ -27,7 +27,8 @@
 // The protocols block is then still the fastest-protocol fit: the model's defaults when a
 // scenario forces a protocol or an algorithm.
 // A protocol with `fitted: false` repeats the values of the fitted protocol named in its
-// comment (it is the fastest at no measured size, so the copy changes no prediction).
+// comment (it is the fastest at no measured size); a run reads it as measuring neither term
+// and takes the defaults for that protocol (sim/config/calibration.cpp).
 // The residuals line covers sizes >= 1 KiB; a comment above it gives them over all sizes.
 #pragma once
 #include <optional>

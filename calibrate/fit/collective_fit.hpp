@@ -34,8 +34,8 @@
 //
 // A protocol that wins at no measured size in the envelope (or is switched off in
 // FitOptions) is not constrained by the data; it is reported with constrained = false and
-// the parameters of its nearest fitted neighbour (by index; Simple on a tie), so it ties with
-// that neighbour and changes no prediction. Where two protocols fit the same line, the wins go
+// the parameters of its nearest fitted neighbour (by index; Simple on a tie); the calibration
+// file marks it `fitted: false`, and runs take the defaults for it. Where two protocols fit the same line, the wins go
 // to the outer one (Simple, then LL): LL128 is the protocol NVLink-only paths add.
 #pragma once
 #include <array>

@@ -704,7 +704,7 @@ TEST_CASE("calibration YAML: exact text for one collective") {
         "      LL:     { latency: 12.3us, bus_bandwidth: 45.6GBps, fitted: true }\n"
         "      LL128:  { latency: 20.1us, bus_bandwidth: 300GBps, fitted: true }\n"
         "      Simple: { latency: 20.1us, bus_bandwidth: 300GBps, fitted: false }  # fastest at no measured size: copy "
-        "of LL128, changes no prediction\n"
+        "of LL128; fitted: false, so runs take the defaults for it\n"
         "    # all sizes: median 0.0500, worst 0.7700 at 32B\n"
         "    residuals: { median: 0.0340, worst: 0.1200, worst_size: 4096B, min_size: 1024B }\n");
   CHECK(format_significant(15.406, 4) == "15.41");
@@ -747,7 +747,7 @@ TEST_CASE("calibration YAML: exact text for pieces") {
         "    protocols:\n"
         "      LL:     { latency: 39.49us, bus_bandwidth: 3.409GBps, fitted: true }\n"
         "      LL128:  { latency: 4232us,  bus_bandwidth: 76.18GBps, fitted: false }  # fastest at no measured size: "
-        "copy of Simple, changes no prediction\n"
+        "copy of Simple; fitted: false, so runs take the defaults for it\n"
         "      Simple: { latency: 4232us,  bus_bandwidth: 76.18GBps, fitted: true }\n"
         "    # by size: each piece's (algorithm, protocol) runs up to its max_size, the last piece beyond;\n"
         "    # a scenario that forces a protocol or an algorithm uses the protocols above\n"
