@@ -17,6 +17,16 @@ constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
 // (derived). Checked, not fitted: the held-out 8x RTX 4090 (SYS, -g 8) floors at 38.8 us against
 // 6.8 + 14 x 1.0 + 7 x 2.9 = 41.1. Simple steps keep the slower staged values.
 constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 3.4 * US};
+// A Simple ring step through NVSwitch costs more than NCCL's 3.4 us: the recorded NVSwitch boxes'
+// ring Simple lines (tpsim fit --platform, sizes where Simple runs) have intercepts of
+// 8.4 + 7 or 14 steps x 6.9 (OCI A100 all_reduce), 8.3 (A100 NCCL 2.19 all_reduce), 9.4 (H100
+// all_gather) and 15.1 us (H100 reduce_scatter) once the -g 8 serial launches are taken off; 8.8 us
+// is their median (derived). It is what NCCL's Simple pays per step for its flags and fences
+// through the switch; LL and LL128 carry their flags with the data and keep NCCL's figures.
+// Checked, not fitted: the held-out 8x A100 logs' 8-512 MiB, 10-27% fast in all six A100 logs with
+// 3.4. The direct NVLink mesh keeps NCCL's 3.4: the held-out 8x V100 mesh's Simple sizes
+// (2-128 MiB) run 8.4 + 14 x 3.4 + 7 serial launches = 76 us + S / 120 GB/s within 10%.
+constexpr double HOP_LAT_NVSWITCH_SIMPLE = 8.8 * US;
 constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 2.5 * US, 5.7 * US};
 constexpr double HOP_LAT_NVL_TREE[3] = {0.6 * US, 1.25 * US, 4.0 * US};
 constexpr double HOP_LAT_PCIE_TREE[3] = {1.0 * US, 1.9 * US, 4.0 * US};
@@ -99,7 +109,10 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
 }
 
-double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a) { return hop_table(c, staged, a)[static_cast<int>(p)]; }
+double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvswitch) {
+  if (nvswitch && c == PathClass::NVL && !staged && p == Protocol::Simple && a != Algorithm::tree) return HOP_LAT_NVSWITCH_SIMPLE;
+  return hop_table(c, staged, a)[static_cast<int>(p)];
+}
 
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path) {
   const int n = path.nranks, nodes = path.nodes;
@@ -108,14 +121,16 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + tcp);
   const bool pairwise = op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all;
-  const double hop = hop_latency_s(path.worst_class, path.staged, p, a);
+  // Pairwise sends (send/recv, all-to-all) wait on no neighbour's step: NCCL's figures.
+  const bool nvswitch_ring = path.nvswitch && !pairwise;
+  const double hop = hop_latency_s(path.worst_class, path.staged, p, a, nvswitch_ring);
   if (path.worst_class != PathClass::NET || nodes <= 1 || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop;
   if (pairwise) return base + latency_steps(a, op, n) * (hop + tcp);
   // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
   // per node every step does, at the tree's network latency.
   const bool one_per_node = n == nodes;
   const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a) + tcp;
-  const double intra_hop = hop_latency_s(path.intra_class, false, p, a);
+  const double intra_hop = hop_latency_s(path.intra_class, false, p, a, nvswitch_ring);
   if (a == Algorithm::tree) return base + 2 * ((n / nodes - 1) * intra_hop + net_levels * net);
   const double overhead = (path.amd_host ? NET_OVERHEAD_AMD_S : NET_OVERHEAD_S) * (p == Protocol::Simple ? 3 : 1);
   const int steps = latency_steps(a, op, n), inter = op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;

@@ -20,8 +20,9 @@ namespace tpsim {
 int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 
 // Per-step latency of a path class, protocol and algorithm (s); `staged`: through host memory.
-// NCCL's NVLink and PCIe steps differ between ring (and direct) and tree (tuning.cc hwLat).
-double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring);
+// NCCL's NVLink and PCIe steps differ between ring (and direct) and tree (tuning.cc hwLat);
+// `nvswitch`: the NVLink edges run through NVSwitch, where a Simple ring step costs more.
+double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring, bool nvswitch = false);
 
 // Where a collective's steps run, as its fixed cost sees them: the ranks, the slowest path class
 // (host-staged or not), the nodes, the slowest class within a node, the hosts' CPU vendor (NCCL's
@@ -34,6 +35,7 @@ struct LatencyPath {
   PathClass intra_class = PathClass::NVL;
   bool amd_host = false;
   bool tcp_net = false;
+  bool nvswitch = false;  // every edge within a node through NVSwitch ports
 };
 
 // The default fixed cost of one collective: base(algorithm, protocol) + steps * hop. A tree across
@@ -76,6 +78,7 @@ struct GroupSummary {
   // NVLS-tree offered: an all-reduce across nodes of Hopper-or-later GPUs, at least 2 per node,
   // every edge within a node through NVSwitch ports (NCCL enables NVLS_TREE only across nodes).
   bool nvls_tree_possible = false;
+  bool nvswitch = false;    // every edge within a node through NVSwitch ports
   double port_Bps = 0;      // the narrowest edge within a node (a GPU's port into the switch)
   double node_net_Bps = 0;  // the narrowest network edge times the rings: a node's NICs
   int nodes = 1;
@@ -93,7 +96,7 @@ struct GroupSummary {
   std::string gpu_model;
   const GpuSpec* gpu_spec = nullptr;
 
-  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net}; }
+  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net, nvswitch}; }
 };
 
 // LL's bus-bandwidth cap (NCCL's tuning.cc llMaxBws; Ampere's measured): by GPU generation within a node, by host

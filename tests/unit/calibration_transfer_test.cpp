@@ -39,6 +39,10 @@ Calibration simple_line(double latency_s, double bus_Bps, double wire, Algorithm
   return cal;
 }
 
+// Eight ranks of one node through NVSwitch (every platform below): a Simple ring step costs
+// 8.8 us there (HOP_LAT_NVSWITCH_SIMPLE), not NCCL's 3.4.
+const LatencyPath NVSWITCH_8{8, PathClass::NVL, false, 1, PathClass::NVL, false, false, true};
+
 bool has_note(const CollectiveModel& m, const std::string& start) {
   const auto notes = m.calibration_notes();
   return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
@@ -52,7 +56,7 @@ namespace {
 // there, bus bandwidth 0.7 W; applied to GPUs 0-3 of `platform` with a forced Simple ring.
 struct A100LineOnFourGpus {
   static constexpr double W = 300e9;
-  Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false}),
+  Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, NVSWITCH_8),
                                 0.7 * W, W, Algorithm::ring);
   Topology topo;
   CollectiveModel model;
@@ -72,32 +76,32 @@ struct A100LineOnFourGpus {
 }  // namespace
 
 TEST_CASE("a ring line moves to other ranks of its GPU: bandwidth by wire fraction, latency by the default's ratio") {
-  // On 4 A100s of the DGX A100: latency 2 x default(Simple, ring, 4 ranks) = 2 x (8.4 + 6 x 3.4) us,
+  // On 4 A100s of the DGX A100: latency 2 x default(Simple, ring, 4 ranks) = 2 x (8.4 + 6 x 8.8) us,
   // bus bandwidth 0.7 x the 4-GPU rings' wire.
   A100LineOnFourGpus t("dgx_a100.xml");
   const CollectivePlan& p = t.plan();
   CHECK(p.calibrated);
-  CHECK(p.latency_s == doctest::Approx(2 * (8.4e-6 + 6 * 3.4e-6)).scale(0));
+  CHECK(p.latency_s == doctest::Approx(2 * (8.4e-6 + 6 * 8.8e-6)).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * t.raw_Bps()).scale(0));
   CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x2.00 of the default ring all_reduce at 4 ranks"));
 }
 
 TEST_CASE("a ring line moves to another GPU model: its wire fraction carries, its latency stays the default") {
   // On 4 H100s of the DGX H100 (NVLS offered but forced off): bus bandwidth 0.7 x the H100 rings'
-  // wire; latency default(Simple, ring, 4) = 8.4 + 6 x 3.4 us, since a latency is the GPU's and
+  // wire; latency default(Simple, ring, 4) = 8.4 + 6 x 8.8 us, since a latency is the GPU's and
   // its stack's (leave-one-box-out: H100 -> A100 8.8% -> 13.3%).
   A100LineOnFourGpus t("dgx_h100.xml");
   const CollectivePlan& p = t.plan();
   CHECK(p.calibrated);
-  CHECK(p.latency_s == doctest::Approx(8.4e-6 + 6 * 3.4e-6).scale(0));
+  CHECK(p.latency_s == doctest::Approx(8.4e-6 + 6 * 8.8e-6).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * t.raw_Bps()).scale(0));
   CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency default (fitted on A100-SXM4-80GB, not H100-SXM5-80GB"));
 }
 
 TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative sum of hops") {
   // Before: L_fit + (steps(2) - steps(8)) x hop could fall to ~0 (0.2 ns at 8 B). Now
-  // L = L_fit / default(ring, 8) x default(direct, 2) = 1.5 x (8.4 + 2 x 3.4) us.
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false});
+  // L = L_fit / default(ring, 8) x default(direct, 2) = 1.5 x (8.4 + 2 x 8.8) us.
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, NVSWITCH_8);
   const Calibration cal = simple_line(1.5 * fit_default, 200e9, 300e9, Algorithm::ring);
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   CollectiveSpec spec;
@@ -105,15 +109,15 @@ TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative su
   CollectiveModel model(topo, spec, &cal);
   const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 8, {0, 1});
   CHECK(p.algorithm == Algorithm::direct);
-  CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 3.4e-6)).scale(0));
+  CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 8.8e-6)).scale(0));
 }
 
 TEST_CASE("a fit without wire rates (no --platform) moves its latency to 2 ranks by the same ratio") {
   // The DGX H100 fit of calibrate/fitted/h100.yaml has no wire rate. Before: its 8-rank latency was
   // moved by hops, L_fit + (steps(direct, 2) - steps(ring, 8)) x hop, and a low intercept fell
   // below NCCL's base latency. Now, as with a wire rate: L = L_fit / default(ring, 8) x
-  // default(direct, 2) = 1.5 x (8.4 + 2 x 3.4) us; the bandwidth stays absolute (200 GB/s).
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false});
+  // default(direct, 2) = 1.5 x (8.4 + 2 x 8.8) us; the bandwidth stays absolute (200 GB/s).
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, NVSWITCH_8);
   Calibration cal = simple_line(1.5 * fit_default, 200e9, 300e9, Algorithm::ring);
   cal.collectives[0].wire_Bps.reset();
   cal.collectives[0].protocols[2]->wire_fraction.reset();
@@ -122,13 +126,13 @@ TEST_CASE("a fit without wire rates (no --platform) moves its latency to 2 ranks
   spec.protocol = "Simple";
   CollectiveModel model(topo, spec, &cal);
   const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 8, {0, 1});
-  CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 3.4e-6)).scale(0));
+  CHECK(p.latency_s == doctest::Approx(1.5 * (8.4e-6 + 2 * 8.8e-6)).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(200e9).scale(0));
 }
 
 TEST_CASE("a line NVLS ran does not stand for a ring: the ring keeps the default, and the run says so") {
   // An H100 Simple line above its wire rate (467 > 450 GB/s) is NVLS; on DGX A100 (no NVLS) the
-  // ring Simple costs are the defaults: 8.4 + 14 x 3.4 us, 0.8 x wire.
+  // ring Simple costs are the defaults: 8.4 + 14 x 8.8 us, 0.8 x wire.
   const Calibration cal = simple_line(66.7e-6, 467e9, 450e9, Algorithm::nvls);
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   CollectiveSpec spec;
@@ -138,7 +142,7 @@ TEST_CASE("a line NVLS ran does not stand for a ring: the ring keeps the default
   const GroupSummary g = model.summary(CollectiveOp::all_reduce, gpus);
   const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, gpus);
   CHECK_FALSE(p.calibrated);
-  CHECK(p.latency_s == doctest::Approx(8.4e-6 + 14 * 3.4e-6).scale(0));
+  CHECK(p.latency_s == doctest::Approx(8.4e-6 + 14 * 8.8e-6).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(0.8 * g.raw_Bps).scale(0));
   CHECK(has_note(model, "default: nvls Simple line of fit.log"));
 }
@@ -147,7 +151,7 @@ TEST_CASE("serial launches: a -g 8 log's latency is an engine's plus 7 x 2.9 us,
   // serial_launch_s(N) = (N - 1) x 2.9 us (collective_defaults.cpp, derived from the -g 8 logs).
   CHECK(serial_launch_s(1) == 0);
   CHECK(serial_launch_s(8) == doctest::Approx(7 * 2.9e-6).scale(0));
-  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false});
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, NVSWITCH_8);
   const Calibration cal = simple_line(fit_default + serial_launch_s(8), 200e9, 300e9, Algorithm::ring, 8);
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
@@ -235,9 +239,9 @@ TEST_CASE("a fit on a TCP box is compared with that box's own default, which alr
 
 TEST_CASE("an NVLink fit stays within its GPU generation: an A100 line on H100 keeps the defaults, and says so") {
   // The A100 line (sm_80) at 0.7 of the wire, 2 x the default latency; on the DGX H100 (sm_90)
-  // the forced Simple ring runs the default: 8.4 + 14 x 3.4 us, 0.8 of 450 GB/s.
+  // the forced Simple ring runs the default: 8.4 + 14 x 8.8 us, 0.8 of 450 GB/s.
   Calibration cal = simple_line(2 * default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce,
-                                                      LatencyPath{8, PathClass::NVL, false}),
+                                                      NVSWITCH_8),
                                 0.7 * 300e9, 300e9, Algorithm::ring);
   cal.collectives[0].gpu_spec = find_gpu_any_name(cal.collectives[0].gpu);  // as load_calibration sets it
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
@@ -247,7 +251,7 @@ TEST_CASE("an NVLink fit stays within its GPU generation: an A100 line on H100 k
   CollectiveModel model(topo, spec, &cal);
   const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3, 4, 5, 6, 7});
   CHECK_FALSE(p.calibrated);
-  CHECK(p.latency_s == doctest::Approx((8.4 + 14 * 3.4) * 1e-6).scale(0));
+  CHECK(p.latency_s == doctest::Approx((8.4 + 14 * 8.8) * 1e-6).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(0.8 * 450e9).scale(0));
   CHECK(has_note(model, "default: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): an NVLink fit is not carried to another GPU "
                         "generation (fitted on sm_80, the target is sm_90)"));
