@@ -17,7 +17,7 @@ constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
 // (derived). Checked, not fitted: the held-out 8x RTX 4090 (SYS, -g 8) floors at 38.8 us against
 // 6.8 + 14 x 1.0 + 7 x 2.9 = 41.1. Simple steps keep the slower staged values.
 constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 3.4 * US};
-// A Simple ring step through NVSwitch costs more than NCCL's 3.4 us: the recorded NVSwitch boxes'
+// Through NVSwitch a Simple ring step costs more than NCCL's 3.4 us: the recorded NVSwitch boxes'
 // ring Simple lines (tpsim fit --platform, sizes where Simple runs) have intercepts of
 // 8.4 + 7 or 14 steps x 6.9 (OCI A100 all_reduce), 8.3 (A100 NCCL 2.19 all_reduce), 9.4 (H100
 // all_gather) and 15.1 us (H100 reduce_scatter) once the -g 8 serial launches are taken off; 8.8 us
@@ -26,7 +26,7 @@ constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 3.4 * US};
 // Checked, not fitted: the held-out 8x A100 logs' 8-512 MiB, 10-27% fast in all six A100 logs with
 // 3.4. The direct NVLink mesh keeps NCCL's 3.4: the held-out 8x V100 mesh's Simple sizes
 // (2-128 MiB) run 8.4 + 14 x 3.4 + 7 serial launches = 76 us + S / 120 GB/s within 10%.
-constexpr double HOP_LAT_NVSWITCH_SIMPLE = 8.8 * US;
+constexpr double HOP_LAT_NVSWITCH[3] = {0.6 * US, 1.9 * US, 8.8 * US};
 constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 2.5 * US, 5.7 * US};
 constexpr double HOP_LAT_NVL_TREE[3] = {0.6 * US, 1.25 * US, 4.0 * US};
 constexpr double HOP_LAT_PCIE_TREE[3] = {1.0 * US, 1.9 * US, 4.0 * US};
@@ -92,11 +92,12 @@ constexpr double SERIAL_LAUNCH_S = 2.9 * US;
 // nodes, 2 beyond: NCCL's double binary tree).
 double nvls_tree_net_share(int nodes) { return (nodes <= 2 ? 1.0 : 2.0) / TREE_NET_EFF; }
 
-const double* hop_table(PathClass c, bool staged, Algorithm a) {
+const double* hop_table(PathClass c, bool staged, Algorithm a, bool nvswitch) {
   if (c == PathClass::NET) return a == Algorithm::tree ? HOP_LAT_NET_TREE : HOP_LAT_NET;
   if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
   if (a == Algorithm::tree) return c == PathClass::NVL ? HOP_LAT_NVL_TREE : HOP_LAT_PCIE_TREE;
-  return c == PathClass::NVL ? HOP_LAT_NVL : HOP_LAT_PCIE;
+  if (c == PathClass::NVL) return nvswitch ? HOP_LAT_NVSWITCH : HOP_LAT_NVL;
+  return HOP_LAT_PCIE;
 }
 
 }  // namespace
@@ -110,8 +111,7 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
 }
 
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvswitch) {
-  if (nvswitch && c == PathClass::NVL && !staged && p == Protocol::Simple && a != Algorithm::tree) return HOP_LAT_NVSWITCH_SIMPLE;
-  return hop_table(c, staged, a)[static_cast<int>(p)];
+  return hop_table(c, staged, a, nvswitch)[static_cast<int>(p)];
 }
 
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path) {

@@ -1,4 +1,4 @@
-// A Simple ring step through NVSwitch costs HOP_LAT_NVSWITCH_SIMPLE = 8.8 us (the median of the
+// A Simple ring step through NVSwitch costs 8.8 us (HOP_LAT_NVSWITCH) (the median of the
 // recorded NVSwitch boxes' ring Simple lines per step, collective_defaults.cpp), where NCCL's tuner
 // counts 3.4; a direct NVLink mesh, LL and LL128, and pairwise sends keep NCCL's figures. No engine.
 #include <doctest/doctest.h>

@@ -88,6 +88,17 @@ def box_gap(a, b):
     return statistics.median(abs(a[s] / b[s] - 1) * 100 for s in common) if common else None
 
 
+def worse(uncalibrated, calibrated):
+    """A calibration from another box more than WORSE_BY points worse than no calibration."""
+    return calibrated > uncalibrated + WORSE_BY
+
+
+def beyond_gap(calibrated, gap):
+    """Also more than WORSE_BY points beyond the two boxes' own gap (or no gap to excuse it): a
+    calibration reproduces its box, so it cannot be closer to another than their logs are."""
+    return gap is None or calibrated > gap + WORSE_BY
+
+
 def fit_all(tpsim, logs, work):
     """log -> (op, ranks, calibration path) or (None, None, tpsim's message)."""
     fits = {}
@@ -132,13 +143,11 @@ def calibrated_pairs(rows, times):
 
 
 def calibrated_figures(rows, times):
-    """(median of the calibrated-from-another-box errors, pairs worse than uncalibrated by > WORSE_BY,
-    those of them also more than WORSE_BY beyond the two boxes' own gap: a calibration reproduces
-    its box, so it cannot be closer to another box than the two boxes' logs are to each other)."""
+    """(median of the calibrated-from-another-box errors, pairs worse(), those of them beyond_gap())."""
     pairs = calibrated_pairs(rows, times)
     med = statistics.median([c for _, c, _ in pairs]) if pairs else float("nan")
-    worse = [(c, gap) for u, c, gap in pairs if c > u + WORSE_BY]
-    return med, len(worse), sum(1 for c, gap in worse if gap is None or c > gap + WORSE_BY)
+    bad = [(c, gap) for u, c, gap in pairs if worse(u, c)]
+    return med, len(bad), sum(1 for c, gap in bad if beyond_gap(c, gap))
 
 
 def summary(rows, times):
