@@ -42,6 +42,19 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
 constexpr double FLAT_FLOOR_SHARE = 0.05;
 std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, double size_B);
 
+// Above the largest size the entry measured, its line says nothing of the extra bytes, and a ring's
+// bus bandwidth goes on rising past where a log stops: the A100 logs that go on reach 180-204 GB/s
+// at 128 MiB and 228-235 at 1 GiB and beyond, whatever their 128 MiB figure (calibrate/recorded,
+// tests/data/measured), so a line fitted up to 128 MiB under-reads the ring's rate. From the
+// line's time at the largest measured size, the extra bytes go at the faster of the line's bus
+// bandwidth and `default_bus_Bps` (the default line's on the group's links): with bus bytes
+// B(S) = S x bus_factor and B_max = B(max_size),
+//   t(S) = latency + B_max / line_bw + (B(S) - B_max) / default_bw.
+// Moves c's latency and bandwidth to that line and says how; nullopt (c untouched) within the
+// measured sizes, or where the line's own rate is the faster.
+std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, double size_B, double bus_factor,
+                                                double default_bus_Bps, LineCosts& c);
+
 // Whether the group is what the entry measured: rank count, nodes, GPU model and wire rate.
 // Only then do the fitted size pieces (NCCL's choices on that box) apply.
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& target);

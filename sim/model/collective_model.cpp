@@ -23,6 +23,15 @@ double extrapolated_latency(double fit_latency_s, Algorithm a, CollectiveOp op, 
   return std::max(0.0, fit_latency_s + (latency_steps(a, op, n) - latency_steps(a, op, fit_n)) * hop_s);
 }
 
+// The bus bandwidth a line runs at on the group's links: a measured one as it is (it includes the
+// group's own sharing of links); a default one slowed by that sharing, or, host-staged, the slower
+// of its copies' pace and the shared links carrying the protocol's bytes.
+double effective_bus_Bps(const LineCosts& c, Protocol p, const GroupSummary& g, double sharing) {
+  if (c.calibrated) return c.bus_bw_Bps;
+  if (g.staged) return std::min(c.bus_bw_Bps, g.raw_Bps * payload_share(p) / sharing);
+  return c.bus_bw_Bps / sharing;
+}
+
 }  // namespace
 
 CollectiveModel::CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration)
@@ -49,7 +58,8 @@ std::vector<double> CollectiveModel::resource_capacities() const {
   return cap;
 }
 
-LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B) const {
+LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
+                                 double sharing) const {
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
@@ -68,7 +78,9 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   } else if (best) {
     const LineUse use = use_line(*best, p, a, op, g, c);
     note(use.status, use.how);
+    const double default_Bps = effective_bus_Bps(c, p, g, sharing);
     c = use.costs;
+    if (const auto how = above_measured_sizes(*best, size_B, bus_factor(op, n), default_Bps, c)) note("extrapolated", *how);
   } else if (calibration_ && !calibration_->collectives.empty()) {
     note("default", fmt::format("{} {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
                                 protocol_name(p), n, key, protocol_name(p)));
@@ -106,6 +118,11 @@ std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piec
   const CollectiveCalibration* e = calibration_entry(op, g.nranks, class_key(g.worst_class, g.staged), std::nullopt);
   const CollectivePiece* p = e && !below_measured_sizes(*e, size_B) ? e->piece_at(size_B) : nullptr;
   if (!p) return std::nullopt;
+  if (e->max_size_B > 0 && size_B > e->max_size_B) {
+    note("extrapolated", fmt::format("size pieces of {} not used above {:.0f} B, the largest size it measured: its lines apply there",
+                                     e->source, e->max_size_B));
+    return std::nullopt;
+  }
   if (!within_envelope(*e, g) || e->op != op) {
     note("extrapolated", fmt::format("size pieces of {} not carried to {} ranks of {} on {} node(s): they record NCCL's choices on "
                                      "the box it measured; the envelope's lines apply instead",
@@ -318,14 +335,10 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       if (is_nvls(a) && p != Protocol::Simple) continue;
       // NCCL's point-to-point sends (an all-to-all) run Simple unless the scenario says otherwise.
       if (plan.op == CollectiveOp::all_to_all && p != Protocol::Simple && spec_.protocol == "auto") continue;
-      LineCosts c = costs(p, a, plan.op, g, plan.size_B);
+      LineCosts c = costs(p, a, plan.op, g, plan.size_B, sharing);
       // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
-      // A measured bus bandwidth already includes the group's own sharing; host staging's pace
-      // holds unless the shared links, carrying the protocol's bytes, are slower still.
-      const double pace_s = plan.bus_bytes / c.bus_bw_Bps;
-      const double links_s = plan.bus_bytes / (g.raw_Bps * payload_share(p)) * sharing;
-      const double t = c.latency_s + (c.calibrated ? pace_s : plan.staged ? std::max(links_s, pace_s) : pace_s * sharing);
+      const double t = c.latency_s + plan.bus_bytes / effective_bus_Bps(c, p, g, sharing);
       if (t < best) {
         best = t;
         plan.algorithm = a;

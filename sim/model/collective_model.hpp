@@ -88,7 +88,9 @@ public:
 private:
   // The host-staged copy rates: the scenario's, else the defaults (a calibration's apply per entry).
   StagingRates staging_rates() const;
-  LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B) const;
+  // A line's latency and bus bandwidth at size_B; `sharing` is how much the group's own flows slow
+  // its links (self_sharing), which a default line pays and a measured one already includes.
+  LineCosts costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B, double sharing) const;
   void note(const std::string& status, const std::string& text) const;
   // The calibration entry that describes (op, nranks, path class key) best, among those that
   // have protocol `p` (or among all when `p` is nullopt); nullptr when none applies.

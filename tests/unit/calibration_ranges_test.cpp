@@ -160,6 +160,47 @@ TEST_CASE("below the smallest measured size a calibration applies only where its
   CHECK(flat.plan(CollectiveOp::all_reduce, 8, {0, 1}).time_s() == doctest::Approx(20e-6 + 8 / 1e9).scale(0).epsilon(1e-9));
 }
 
+TEST_CASE("above the largest measured size the extra bytes go at the faster of the line's and the default rate") {
+  // A line of 10 us + B / 200 GB/s measured up to 128 MiB, on a group whose default runs at
+  // 240 GB/s: at 256 MiB of 1.75 bus bytes per byte, t = 10 us + B_max / 200 + (B - B_max) / 240,
+  // the line's latency moved by B_max x (1/200 - 1/240) and the default's bandwidth.
+  CollectiveCalibration e;
+  e.source = "short.log";
+  e.max_size_B = 128 * MiB;
+  const double bus_max = 128 * MiB * 1.75, bus = 256 * MiB * 1.75;
+  LineCosts c{10e-6, 200e9, true};
+  const auto how = above_measured_sizes(e, 256 * MiB, 1.75, 240e9, c);
+  CHECK(how == "short.log measured up to 134217728 B: above it the extra bytes at the default 240 GB/s bus bandwidth, not the line's "
+               "200 GB/s");
+  CHECK(c.bus_bw_Bps == 240e9);
+  CHECK(c.latency_s + bus / c.bus_bw_Bps == doctest::Approx(10e-6 + bus_max / 200e9 + (bus - bus_max) / 240e9).epsilon(1e-12));
+  // Within the measured sizes, or where the line is the faster, the line holds untouched.
+  LineCosts within{10e-6, 200e9, true}, faster{10e-6, 260e9, true};
+  CHECK(above_measured_sizes(e, 128 * MiB, 1.75, 240e9, within) == std::nullopt);
+  CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, faster) == std::nullopt);
+  CHECK(within.latency_s == 10e-6);
+  CHECK(faster.bus_bw_Bps == 260e9);
+  // A calibration that does not record its sizes (max 0) is a line at every size.
+  e.max_size_B = 0;
+  CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
+}
+
+TEST_CASE("above the largest measured size the pieces step aside and the lines run, continued at the default rate") {
+  // The pieces measured up to 4 MiB; at 64 MiB the Simple line (5 us + S / 20 GB/s, 2 ranks: bus
+  // factor 1) holds to 4 MiB and the default rate of the two GPUs' PCIe carries the rest, when faster.
+  Calibration cal = pieces_calibration();
+  cal.collectives[0].max_size_B = 4 * MiB;
+  Pcie2 box;
+  const double default_Bps = box.plan(Calibration{}, 64 * MiB).bus_bw_Bps;
+  REQUIRE(default_Bps > 20e9);
+  const CollectivePlan& big = box.plan(cal, 64 * MiB);
+  CHECK(big.protocol == Protocol::Simple);
+  CHECK(big.calibrated);
+  CHECK(big.time_s() == doctest::Approx(5e-6 + 4 * MiB / 20e9 + 60 * MiB / default_Bps).epsilon(1e-9));
+  // At 4 MiB its piece still runs: ring LL128, 30 us + S / 5 GB/s.
+  CHECK(box.plan(cal, 4 * MiB).time_s() == doctest::Approx(30e-6 + 4 * MiB / 5e9).epsilon(1e-9));
+}
+
 TEST_CASE("a forced protocol or algorithm, or no pieces: the fastest protocol runs") {
   Calibration cal = pieces_calibration();
   Pcie2 box;
