@@ -82,7 +82,8 @@ std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, 
 
 std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, double size_B, double bus_factor,
                                                 double default_bus_Bps, LineCosts& c) {
-  if (e.max_size_B <= 0 || size_B <= e.max_size_B || !c.calibrated || default_bus_Bps <= c.bus_bw_Bps) return std::nullopt;
+  if (e.max_size_B <= 0 || size_B <= e.max_size_B || e.nodes > 1 || !c.calibrated || default_bus_Bps <= c.bus_bw_Bps)
+    return std::nullopt;
   const double max_bus_B = e.max_size_B * bus_factor;
   const std::string how = fmt::format("{} measured up to {:.0f} B: above it the extra bytes at the default {} bus bandwidth, not the "
                                       "line's {}",

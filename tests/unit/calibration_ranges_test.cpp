@@ -180,8 +180,11 @@ TEST_CASE("above the largest measured size the extra bytes go at the faster of t
   CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, faster) == std::nullopt);
   CHECK(within.latency_s == 10e-6);
   CHECK(faster.bus_bw_Bps == 260e9);
+  // A network line holds as fitted (the 2x HGX H100 log's large sizes stay on one line).
+  e.nodes = 2;
+  CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
   // A calibration that does not record its sizes (max 0) is a line at every size.
-  e.max_size_B = 0;
+  e.nodes = 1, e.max_size_B = 0;
   CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
 }
 
