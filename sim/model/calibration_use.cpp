@@ -80,14 +80,14 @@ std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, 
                      e.source, e.min_size_B, share * 100);
 }
 
-std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, double size_B, double bus_factor,
+std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, Protocol p, double size_B, double bus_factor,
                                                 double default_bus_Bps, LineCosts& c) {
   if (e.max_size_B <= 0 || size_B <= e.max_size_B || e.nodes > 1 || !c.calibrated || default_bus_Bps <= c.bus_bw_Bps)
     return std::nullopt;
   const double max_bus_B = e.max_size_B * bus_factor;
-  const std::string how = fmt::format("{} measured up to {:.0f} B: above it the extra bytes at the default {} bus bandwidth, not the "
-                                      "line's {}",
-                                      e.source, e.max_size_B, gbps(default_bus_Bps), gbps(c.bus_bw_Bps));
+  const std::string how = fmt::format("{} line of {}, measured up to {:.0f} B: above it the extra bytes at the default {} bus "
+                                      "bandwidth, not the line's {}",
+                                      protocol_name(p), e.source, e.max_size_B, gbps(default_bus_Bps), gbps(c.bus_bw_Bps));
   c.latency_s += max_bus_B / c.bus_bw_Bps - max_bus_B / default_bus_Bps;
   c.bus_bw_Bps = default_bus_Bps;
   return how;

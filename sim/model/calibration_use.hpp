@@ -54,7 +54,7 @@ std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, 
 // up to 16 GiB (215 us + S / 251.5 GB/s within 0.3%), so a network line holds as fitted.
 // Moves c's latency and bandwidth to that line and says how; nullopt (c untouched) within the
 // measured sizes, for an entry across nodes, or where the line's own rate is the faster.
-std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, double size_B, double bus_factor,
+std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, Protocol p, double size_B, double bus_factor,
                                                 double default_bus_Bps, LineCosts& c);
 
 // Whether the group is what the entry measured: rank count, nodes, GPU model and wire rate.

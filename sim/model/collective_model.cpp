@@ -80,7 +80,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
     note(use.status, use.how);
     const double default_Bps = effective_bus_Bps(c, p, g, sharing);
     c = use.costs;
-    if (const auto how = above_measured_sizes(*best, size_B, bus_factor(op, n), default_Bps, c)) note("extrapolated", *how);
+    if (const auto how = above_measured_sizes(*best, p, size_B, bus_factor(op, n), default_Bps, c)) note("extrapolated", *how);
   } else if (calibration_ && !calibration_->collectives.empty()) {
     note("default", fmt::format("{} {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
                                 protocol_name(p), n, key, protocol_name(p)));

@@ -169,23 +169,23 @@ TEST_CASE("above the largest measured size the extra bytes go at the faster of t
   e.max_size_B = 128 * MiB;
   const double bus_max = 128 * MiB * 1.75, bus = 256 * MiB * 1.75;
   LineCosts c{10e-6, 200e9, true};
-  const auto how = above_measured_sizes(e, 256 * MiB, 1.75, 240e9, c);
-  CHECK(how == "short.log measured up to 134217728 B: above it the extra bytes at the default 240 GB/s bus bandwidth, not the line's "
-               "200 GB/s");
+  const auto how = above_measured_sizes(e, Protocol::Simple, 256 * MiB, 1.75, 240e9, c);
+  CHECK(how == "Simple line of short.log, measured up to 134217728 B: above it the extra bytes at the default 240 GB/s bus bandwidth, "
+               "not the line's 200 GB/s");
   CHECK(c.bus_bw_Bps == 240e9);
   CHECK(c.latency_s + bus / c.bus_bw_Bps == doctest::Approx(10e-6 + bus_max / 200e9 + (bus - bus_max) / 240e9).epsilon(1e-12));
   // Within the measured sizes, or where the line is the faster, the line holds untouched.
   LineCosts within{10e-6, 200e9, true}, faster{10e-6, 260e9, true};
-  CHECK(above_measured_sizes(e, 128 * MiB, 1.75, 240e9, within) == std::nullopt);
-  CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, faster) == std::nullopt);
+  CHECK(above_measured_sizes(e, Protocol::Simple, 128 * MiB, 1.75, 240e9, within) == std::nullopt);
+  CHECK(above_measured_sizes(e, Protocol::Simple, 256 * MiB, 1.75, 240e9, faster) == std::nullopt);
   CHECK(within.latency_s == 10e-6);
   CHECK(faster.bus_bw_Bps == 260e9);
   // A network line holds as fitted (the 2x HGX H100 log's large sizes stay on one line).
   e.nodes = 2;
-  CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
+  CHECK(above_measured_sizes(e, Protocol::Simple, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
   // A calibration that does not record its sizes (max 0) is a line at every size.
   e.nodes = 1, e.max_size_B = 0;
-  CHECK(above_measured_sizes(e, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
+  CHECK(above_measured_sizes(e, Protocol::Simple, 256 * MiB, 1.75, 240e9, within) == std::nullopt);
 }
 
 TEST_CASE("above the largest measured size the pieces step aside and the lines run, continued at the default rate") {
