@@ -176,6 +176,18 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .matmul_efficiency = 1745.0 / 2250, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
        .nvlink_generation = 5, .nvlinks_per_gpu = 18, .pcie_generation = 5,
        .source = "derived: as the B200 row (" + mamf + " on B200; HBM 75%); PCIe Gen6 modelled as Gen5"},
+      // GB200 (the Blackwell GPU of a Grace-Blackwell superchip: NVL4 trays, NVL72 racks), at its 1,200 W cap: dense
+      // BF16 2500 and FP8 5000 TFLOPS, 8 TB/s HBM3e (glennklockwood.com/garden/processors/B200, "GB200 variant",
+      // citing NVIDIA's Blackwell datasheet); 189471 MiB and the 1200 W cap as `nvidia-smi` prints them (stored file
+      // id 54650828460); compute capability 10.0 (the CUDA guide's table, stored file id 68384912529); NVLink 5, 18
+      // links (NV18 in a published 4-GPU tray's `nvidia-smi topo -m`, stored file id 71398075464). Its host link is
+      // NVLink-C2C to Grace, not modelled: PCIe Gen5 stands in, as for GH200.
+      {.name = "GB200-185GB", .compute_capability = 100, .memory_B = 189471.0 * 1024 * 1024, .hbm_peak_Bps = 8 * TB,
+       .hbm_achievable_Bps = 8 * TB * 0.75, .bf16_peak_flops = 2500 * TF, .fp8_peak_flops = 5000 * TF,
+       .matmul_efficiency = 1745.0 / 2250, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
+       .nvlink_generation = 5, .nvlinks_per_gpu = 18, .pcie_generation = 5,
+       .source = "derived: datasheet peaks at 1200 W with the B200 row's fractions (" + mamf + " on B200; HBM 75%); NVLink-C2C "
+                 "host link modelled as PCIe Gen5"},
       // Not in the table: A10G (AWS). Its 24 GB and 600 GB/s are published (baseten.co, "NVIDIA A10 vs A10G"),
       // but no dense bf16 peak was found (the A10's 125 TFLOPS is not the A10G's; a measured torch bf16 matmul
       // of 69.47 TFLOPS, zzc0721/torch-performance-test-data#126, is not a peak). H800 PCIe: no datasheet found.
@@ -316,6 +328,7 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
       {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
       {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
       {"B300-SXM-288GB", "NVIDIA B300 SXM6 AC"},       // `nvidia-smi -L` / nvlink --status, stored file id 63125688786
+      {"GB200-185GB", "NVIDIA GB200"},                 // `nvidia-smi` table, stored file id 54650828460
   };
   return names;
 }

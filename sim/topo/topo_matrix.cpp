@@ -182,7 +182,8 @@ private:
   void note_elided_header(int line, const Token& t, bool before_gpus);
   void read_elided_row(int line, const std::vector<Token>& toks, std::size_t cut, int dev);
   void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
-  void read_row(int line, const std::vector<Token>& toks, int line_length);
+  void read_row(int line, const std::vector<Token>& toks, const std::string& text);
+  std::optional<Token> empty_cpu_affinity_cell(const std::string& text, int gpu) const;
   void store_path(int line, const Token& t, int row, int col_device);
   void read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu);
   void read_nic_legend(int line, const std::vector<Token>& toks);
@@ -192,6 +193,7 @@ private:
   TopoMatrix m_;
   std::vector<int> column_device_;       // header column -> device id
   std::vector<Affinity> affinity_;       // the affinity columns, in order
+  bool cpu_affinity_empty_noted_ = false;
   std::vector<std::string> affinity_names_;
   std::map<std::string, int> device_by_label_;
   std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
@@ -243,7 +245,7 @@ TopoMatrix Reader::read(const std::string& text) {
         } else if (nic_legend) {
           state = State::nic_legend;
         } else if (state == State::rows) {
-          read_row(line_no, toks, static_cast<int>(line.size()));
+          read_row(line_no, toks, line);
           last_row_line = line_no;
         } else {
           fail(line_no, toks[0],
@@ -375,8 +377,27 @@ std::string Reader::column_summary() const {
   return s;
 }
 
-void Reader::read_row(int line, const std::vector<Token>& toks, int line_length) {
-  const Token& label = toks[0];
+// nvidia-smi leaves a GPU's CPU Affinity cell empty where it knows no CPUs near it (the GPUs of a
+// GB200 tray but the first: "GPU1\tNV18\t X \tNV18\tNV18\t\t1\t\tN/A"). With its tabs kept, the cell
+// after the device columns is empty: an N/A token at its column, or nullopt where it is not.
+std::optional<Token> Reader::empty_cpu_affinity_cell(const std::string& text, int gpu) const {
+  if (!m_.devices[gpu].is_gpu || affinity_.empty() || affinity_[0] != Affinity::cpu) return std::nullopt;
+  std::size_t start = 0;
+  for (std::size_t cell = 0; cell <= column_device_.size(); ++cell) {  // skip the label and the device cells
+    start = text.find('\t', start);
+    if (start == std::string::npos) return std::nullopt;
+    ++start;
+  }
+  const std::size_t end = std::min(text.find('\t', start), text.size());
+  for (std::size_t i = start; i < end; ++i)
+    if (!is_blank_char(text[i])) return std::nullopt;
+  return Token{"N/A", static_cast<int>(start) + 1};
+}
+
+void Reader::read_row(int line, const std::vector<Token>& toks_in, const std::string& text) {
+  const int line_length = static_cast<int>(text.size());
+  std::vector<Token> toks = toks_in;
+  const Token label = toks[0];  // a copy: toks may grow below
   if (is_ellipsis(label.text)) return;  // elided rows: the GPU rows must all be there (check_complete)
   auto found = device_by_label_.find(label.text);
   if (found == device_by_label_.end() && elided_ &&
@@ -401,6 +422,16 @@ void Reader::read_row(int line, const std::vector<Token>& toks, int line_length)
   if (cut != toks.end()) return read_elided_row(line, toks, static_cast<std::size_t>(cut - toks.begin()), dev);
   bool gpu = m_.devices[dev].is_gpu;
   std::size_t want = 1 + column_device_.size() + (gpu ? affinity_.size() : 0);
+  if (toks.size() + 1 == want)
+    if (auto empty = empty_cpu_affinity_cell(text, dev)) {
+      toks.insert(toks.begin() + 1 + column_device_.size(), *empty);
+      if (!cpu_affinity_empty_noted_)
+        m_.notes.push_back(format_note(Location{m_.file, line, empty->col},
+                                       fmt::format("{}'s CPU Affinity cell is empty (nvidia-smi knows no CPUs near it): read "
+                                                   "as N/A, and so for any other such row",
+                                                   label.text)));
+      cpu_affinity_empty_noted_ = true;
+    }
   if (toks.size() != want) {
     std::string what = gpu ? column_summary()
                            : fmt::format("{} devices; NIC rows have no affinity columns", column_device_.size());

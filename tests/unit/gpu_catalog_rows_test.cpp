@@ -32,6 +32,7 @@ const std::vector<std::pair<std::string, std::string>> kIssue11Rows = {
     {"Tesla V100-SXM2-16GB", "V100-SXM2-16GB"},
     {"Tesla V100-SXM3-32GB", "V100-SXM3-32GB"},
     {"NVIDIA B300 SXM6 AC", "B300-SXM-288GB"},
+    {"NVIDIA GB200", "GB200-185GB"},
     {"NVIDIA A10G", "A10G-24GB"},
     {"NVIDIA A100-PCIE-40GB", "A100-PCIe-40GB"},
     {"Tesla V100-PCIE-16GB", "V100-PCIe-16GB"},
@@ -115,6 +116,7 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
   CHECK(both_ways("A800-PCIe-80GB") == doctest::Approx(400e9));
   CHECK(both_ways("H800-SXM5-80GB") == doctest::Approx(400e9));   // H800: 900 -> 400 GB/s, 8 NVLink4 links
   CHECK(both_ways("B300-SXM-288GB") == doctest::Approx(1.8e12));  // 18 x 50 x 2
+  CHECK(both_ways("GB200-185GB") == doctest::Approx(1.8e12));     // NV18 in a GB200 tray's matrix
   CHECK(both_ways("V100-SXM2-16GB") == doctest::Approx(300e9));   // 6 x 25 x 2
   CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9));
   CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9));   // the GA102 bridge, as the RTX A6000
@@ -134,12 +136,17 @@ TEST_CASE("GPU table: issue-11 datasheet figures") {
   CHECK(find_gpu("RTX6000Ada-48GB")->fp8_peak_flops == doctest::Approx(728e12));  // datasheet 1457 sparse
   CHECK(find_gpu("RTXPRO6000-WS-96GB")->hbm_peak_Bps == doctest::Approx(1792e9));
   CHECK(find_gpu("B300-SXM-288GB")->memory_B == doctest::Approx(288e9));
+  // GB200 at 1200 W: 2500 dense BF16, 5000 FP8 TFLOPS, 8 TB/s; nvidia-smi prints 189471 MiB.
+  CHECK(find_gpu("GB200-185GB")->bf16_peak_flops == doctest::Approx(2500e12));
+  CHECK(find_gpu("GB200-185GB")->fp8_peak_flops == doctest::Approx(5000e12));
+  CHECK(find_gpu("GB200-185GB")->memory_B == doctest::Approx(189471.0 * 1024 * 1024));
+  CHECK(find_gpu("GB200-185GB")->compute_capability == 100);
   CHECK(find_gpu("V100-SXM2-16GB")->memory_B == doctest::Approx(16384.0 * 1024 * 1024));  // nvidia-smi: 16384 MiB
   // The A800 PCIe's achievable HBM is a measurement on that board (mli/transformers-benchmarks#4).
   CHECK(find_gpu("A800-PCIe-80GB")->hbm_achievable_Bps == doctest::Approx(1727e9));
   // Derived rows say so.
   for (const char* derived : {"L20-48GB", "A30-24GB", "A800-SXM4-80GB", "H800-SXM5-80GB", "RTX3090-24GB",
                               "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", "V100-SXM2-16GB",
-                              "V100-SXM3-32GB", "B300-SXM-288GB"})
+                              "V100-SXM3-32GB", "B300-SXM-288GB", "GB200-185GB"})
     CHECK_MESSAGE(find_gpu(derived)->source.find("derived") != std::string::npos, derived);
 }

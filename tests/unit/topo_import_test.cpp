@@ -179,7 +179,7 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
                        "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L20-48GB, A30-24GB, "
                        "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
                        "RTXPRO6000-WS-96GB, RTXPRO6000-Server-96GB, V100-SXM2-16GB, V100-SXM3-32GB, B300-SXM-288GB, "
-                       "L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
+                       "GB200-185GB, L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
                        "RTXA6000-48GB, RTXA5000-24GB, "
                        "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
@@ -327,6 +327,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xrtx4090-sys-8numa-amd.txt", "RTX4090-24GB"},
       {"4xa100-pcie-40gb-sys-2numa.txt", "A100-PCIe-40GB"},
       {"4xv100-pcie-one-switch-inferred.txt", "V100-PCIe-32GB"},  // inferred from bus IDs (its sidecar)
+      // Session 15: empty CPU Affinity cells (GPU1-3), tabs kept; H100 inferred (its sidecar).
+      {"4xh100-nv18-empty-cpu-affinity.txt", "H100-SXM5-80GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -405,6 +407,31 @@ TEST_CASE("PXB and PIX on one socket, spaces and CRLF") {
   for (const auto& l : a) common_switches += b.count(l) && p.kind[l] == "pcie_switch";
   CHECK(common_switches == 3);  // leaf(0,1), upstream, leaf(2,3)
   CHECK(p.kinds("gpu0", "cpu0") == std::vector<std::string>{"pcie", "pcie_switch", "pcie_switch", "host_bridge"});
+}
+
+TEST_CASE("an empty CPU Affinity cell (tabs kept) reads as N/A, with a note") {
+  // nvidia-smi prints no CPUs for GPU1: "GPU1\tNV18\t X \t\t1" has one entry fewer when split on
+  // blanks; the tab after the device cells opens an empty cell, column 15 (14 characters before it).
+  const std::string text =
+      "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+      "GPU0\t X \tNV18\t0-7\t0\t\tN/A\n"
+      "GPU1\tNV18\t X \t\t1\t\tN/A\n";
+  TopoMatrix m = parse_topo_matrix(text, "topo.txt");
+  CHECK(m.cpu_affinity == std::vector<std::string>{"0-7", "N/A"});
+  CHECK(m.numa_node == std::vector<int>{0, 1});
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0] == "topo.txt:3:15: note: GPU1's CPU Affinity cell is empty (nvidia-smi knows no CPUs near it): read as N/A, "
+                      "and so for any other such row");
+  // Blanks instead of tabs: the cell cannot be seen, and the short row stays a located error, at the
+  // end of its 50 characters.
+  const std::string spaces =
+      "      GPU0  GPU1  CPU Affinity  NUMA Affinity  GPU NUMA ID\n"
+      "GPU0   X    NV18  0-7           0              N/A\n"
+      "GPU1  NV18   X                  1              N/A\n";
+  CHECK_THROWS_WITH_AS(parse_topo_matrix(spaces, "topo.txt"),
+                       "topo.txt:3:51: error: row GPU1 has 4 entries but the header has 5 columns (2 devices, CPU Affinity, "
+                       "NUMA Affinity, GPU NUMA ID)",
+                       InputError);
 }
 
 TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
