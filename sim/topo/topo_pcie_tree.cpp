@@ -203,6 +203,30 @@ std::vector<int> classes(const Matrix& d, int n, int limit, const std::vector<in
   return id;
 }
 
+
+// The closure of the given PCIe entries with one extra node per NUMA node (a GPU -> its node at
+// NODE, node -> node at SYS), the entries checked against it.
+Matrix closed_distances(const TopoMatrix& m, const std::vector<int>& gpu_numa, const std::vector<int>& numa_nodes) {
+  const int n = static_cast<int>(m.devices.size());
+  std::map<int, int> node_slot;
+  for (std::size_t s = 0; s < numa_nodes.size(); ++s) node_slot[numa_nodes[s]] = n + static_cast<int>(s);
+  const int total = n + static_cast<int>(numa_nodes.size());
+  Matrix d = device_distances(m);
+  for (auto& row : d) row.resize(total, UNKNOWN);
+  d.resize(total, std::vector<int>(total, UNKNOWN));
+  for (int a = n; a < total; ++a)
+    for (int b = n; b < total; ++b) d[a][b] = a == b ? 0 : SYS;
+  for (int g = 0; g < m.gpu_count; ++g) d[g][node_slot[gpu_numa[g]]] = d[node_slot[gpu_numa[g]]][g] = NODE;
+  close_minimax(d);
+  check_consistency(m, d, numa_nodes);
+  return d;
+}
+
+std::vector<int> distinct(const std::vector<int>& v) {
+  std::set<int> seen(v.begin(), v.end());
+  return {seen.begin(), seen.end()};
+}
+
 }  // namespace
 
 PcieTree infer_pcie_tree(const TopoMatrix& m) {
@@ -211,25 +235,30 @@ PcieTree infer_pcie_tree(const TopoMatrix& m) {
   std::vector<int> gpu_numa = m.numa_node;
   bool known = !gpu_numa.empty() && std::all_of(gpu_numa.begin(), gpu_numa.end(), [](int x) { return x >= 0; });
   if (known) tree.numa_note = numa_contradiction(m, gpu_numa);
-  if (!known || !tree.numa_note.empty()) {
+  auto infer = [&] {
     gpu_numa = infer_numa(m, tree.numa_from_cpu_affinity);
     tree.numa_inferred = true;
+  };
+  if (!known || !tree.numa_note.empty()) infer();
+  tree.numa_nodes = distinct(gpu_numa);
+  Matrix d;
+  try {
+    d = closed_distances(m, gpu_numa, tree.numa_nodes);
+  } catch (const InputError& e) {
+    // A NIC's codes can contradict the column where every GPU pair is NV# (a published 8x A100: NIC2
+    // PXB from GPU2 and SYS from GPU0, both on NUMA node 0 by the column): the codes then decide the
+    // nodes, as they do for a GPU pair's contradiction; when they cannot, the first error stands.
+    if (tree.numa_inferred) throw;
+    tree.numa_note = format_note(e.where(), e.message() + ", with the NUMA Affinity column's nodes; tpsim takes the nodes from "
+                                                          "the path codes instead");
+    infer();
+    tree.numa_nodes = distinct(gpu_numa);
+    try {
+      d = closed_distances(m, gpu_numa, tree.numa_nodes);
+    } catch (const InputError&) {
+      throw e;
+    }
   }
-  std::set<int> seen(gpu_numa.begin(), gpu_numa.end());
-  tree.numa_nodes.assign(seen.begin(), seen.end());
-  std::map<int, int> node_slot;
-  for (std::size_t s = 0; s < tree.numa_nodes.size(); ++s) node_slot[tree.numa_nodes[s]] = n + static_cast<int>(s);
-
-  // Devices, then one extra node per NUMA node: GPU -> its node at NODE, node -> node at SYS.
-  const int total = n + static_cast<int>(tree.numa_nodes.size());
-  Matrix d = device_distances(m);
-  for (auto& row : d) row.resize(total, UNKNOWN);
-  d.resize(total, std::vector<int>(total, UNKNOWN));
-  for (int a = n; a < total; ++a)
-    for (int b = n; b < total; ++b) d[a][b] = a == b ? 0 : SYS;
-  for (int g = 0; g < m.gpu_count; ++g) d[g][node_slot[gpu_numa[g]]] = d[node_slot[gpu_numa[g]]][g] = NODE;
-  close_minimax(d);
-  check_consistency(m, d, tree.numa_nodes);
 
   tree.numa.assign(n, -1);
   for (int a = 0; a < n; ++a)

@@ -329,6 +329,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xv100-pcie-one-switch-inferred.txt", "V100-PCIe-32GB"},  // inferred from bus IDs (its sidecar)
       // Session 15: empty CPU Affinity cells (GPU1-3), tabs kept; H100 inferred (its sidecar).
       {"4xh100-nv18-empty-cpu-affinity.txt", "H100-SXM5-80GB"},
+      // Session 15: NIC codes that contradict the NUMA column (GPU0-NIC2 SYS, both on node 0 by it).
+      {"8xa100-nv12-4nic-pxb-sys-same-numa.txt", "A100-SXM4-80GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -566,6 +568,28 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(together.numa_note == "topo.txt:2:10: note: GPU0 is on NUMA node 0 and GPU1 on NUMA node 1 by the NUMA Affinity "
                                 "column, but NODE apart; tpsim follows the path codes (only SYS crosses NUMA nodes)");
     CHECK(together.numa == std::vector<int>{0, 0});
+    // A NIC's codes against the column, every GPU pair NV#: a NIC NODE from GPUs on two nodes by the
+    // column puts them on one node by the codes.
+    const TopoMatrix nic_node = parse_topo_matrix("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+                                                  "GPU0\t X \tNV4\tNODE\t0-31\t0\n"
+                                                  "GPU1\tNV4\t X \tNODE\t32-63\t1\n", "topo.txt");
+    const PcieTree one_node = infer_pcie_tree(nic_node);
+    CHECK(one_node.numa_note == "topo.txt:1:12: note: NIC0 is at most NODE from NUMA node 0 and at most NODE from NUMA node 1, but "
+                                "NUMA nodes are SYS apart, with the NUMA Affinity column's nodes; tpsim takes the nodes from the "
+                                "path codes instead");
+    CHECK(one_node.numa == std::vector<int>{0, 0, 0});
+    // A published 8x A100 (tests/data/topo/8xa100-nv12-4nic-pxb-sys-same-numa.txt), cut to its shape:
+    // NIC1 PXB from GPU1 and SYS from GPU0, both on node 0 by the column; the codes split them.
+    const TopoMatrix nic_sys = parse_topo_matrix("\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\n"
+                                                 "GPU0\t X \tNV12\tPXB\tSYS\t0-31\t0\n"
+                                                 "GPU1\tNV12\t X \tSYS\tPXB\t0-31\t0\n"
+                                                 "NIC0\tPXB\tSYS\t X \tSYS\n"
+                                                 "NIC1\tSYS\tPXB\tSYS\t X \n", "topo.txt");
+    const PcieTree split = infer_pcie_tree(nic_sys);
+    CHECK(split.numa_note.find("topo.txt:2:19: note: SYS between GPU0 and NIC1 contradicts the rest of the matrix") == 0);
+    CHECK(split.numa[0] != split.numa[1]);
+    CHECK(split.numa[0] == split.numa[2]);  // NIC0 with GPU0
+    CHECK(split.numa[1] == split.numa[3]);  // NIC1 with GPU1
   }
   SUBCASE("codes that contradict each other") {
     // GPU0-GPU1 PIX and GPU1-NIC0 PIX put GPU0 and NIC0 on one switch, not PHB apart.
@@ -574,12 +598,12 @@ TEST_CASE("malformed matrices are located errors with exact text") {
                       "GPU1\tPIX\t X \tPIX\t0-31\n") ==
           "topo.txt:2:14: error: PHB between GPU0 and NIC0 contradicts the rest of the matrix: through GPU1 they are "
           "at most PIX apart (GPU0-GPU1 PIX, GPU1-NIC0 PIX)");
-    // A NIC cannot be NODE to GPUs on two NUMA nodes.
+    // With a NUMA column too, the codes still contradict each other (whatever the nodes): the error stands.
     CHECK(test::topo_parse_error("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
-                      "GPU0\t X \tNV4\tNODE\t0-31\t0\n"
-                      "GPU1\tNV4\t X \tNODE\t32-63\t1\n") ==
-          "topo.txt:1:12: error: NIC0 is at most NODE from NUMA node 0 and at most NODE from NUMA node 1, but NUMA "
-          "nodes are SYS apart");
+                      "GPU0\t X \tPIX\tPHB\t0-31\t0\n"
+                      "GPU1\tPIX\t X \tPIX\t0-31\t0\n") ==
+          "topo.txt:2:14: error: PHB between GPU0 and NIC0 contradicts the rest of the matrix: through GPU1 they are "
+          "at most PIX apart (GPU0-GPU1 PIX, GPU1-NIC0 PIX)");
   }
 }
 
