@@ -222,6 +222,11 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .hbm_achievable_Bps = 768 * GB * 0.85, .bf16_peak_flops = 111.1 * TF, .matmul_efficiency = 0.7,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .source = "derived: datasheet with 85% memory and 70% matmul efficiency; NVLink bridge 112.5 GB/s both ways over 4 links"},
+      // RTX A4000 (GA104, no NVLink): 16 GB GDDR6, 448 GB/s, tensor 153.4 TFLOPS with sparsity, so 76.7 dense (the
+      // datasheet's figures as a reseller's page copies them, ecer.com RTX A4000 product page); PCIe 4.0 x16.
+      {.name = "RTXA4000-16GB", .compute_capability = 86, .memory_B = 16 * GB, .hbm_peak_Bps = 448 * GB,
+       .hbm_achievable_Bps = 448 * GB * 0.85, .bf16_peak_flops = 76.7 * TF, .matmul_efficiency = 0.7, .pcie_generation = 4,
+       .source = "derived: datasheet (tensor peak / 2 for sparsity) with 85% memory and 70% matmul efficiency, as the RTX A5000 row"},
       {.name = "RTX4090-24GB", .compute_capability = 89, .memory_B = 24 * GB, .hbm_peak_Bps = 1008 * GB,
        .hbm_achievable_Bps = 1008 * GB * 0.85, .bf16_peak_flops = 165 * TF, .fp8_peak_flops = 330 * TF,
        .matmul_efficiency = 0.7, .pcie_generation = 4, .pcie_p2p = false,
@@ -313,6 +318,7 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
       {"V100-PCIe-32GB", "Tesla V100-PCIE-32GB"},    // clinfo Device Name (cgl.ucsf.edu ChimeraX ticket 3156); Sheffield's nccl-tests Rank lines
       {"A40-48GB", "NVIDIA A40"},                    {"T4-16GB", "Tesla T4"},
       {"RTXA6000-48GB", "NVIDIA RTX A6000"},         {"RTXA5000-24GB", "NVIDIA RTX A5000"},
+      {"RTXA4000-16GB", "NVIDIA RTX A4000"},         // `nvidia-smi --query-gpu` table, stored file id 69565407358
       {"RTX4090-24GB", "NVIDIA GeForce RTX 4090"},   {"RTX2080Ti-11GB", "NVIDIA GeForce RTX 2080 Ti"},
       {"RTX5090-32GB", "NVIDIA GeForce RTX 5090"},
       // Issue 11 rows; where each spelling was seen printed by nvidia-smi or the CUDA device name (the same string):

@@ -33,6 +33,7 @@ const std::vector<std::pair<std::string, std::string>> kIssue11Rows = {
     {"Tesla V100-SXM3-32GB", "V100-SXM3-32GB"},
     {"NVIDIA B300 SXM6 AC", "B300-SXM-288GB"},
     {"NVIDIA GB200", "GB200-185GB"},
+    {"NVIDIA RTX A4000", "RTXA4000-16GB"},
     {"NVIDIA A10G", "A10G-24GB"},
     {"NVIDIA A100-PCIE-40GB", "A100-PCIe-40GB"},
     {"Tesla V100-PCIE-16GB", "V100-PCIe-16GB"},
@@ -141,12 +142,14 @@ TEST_CASE("GPU table: issue-11 datasheet figures") {
   CHECK(find_gpu("GB200-185GB")->fp8_peak_flops == doctest::Approx(5000e12));
   CHECK(find_gpu("GB200-185GB")->memory_B == doctest::Approx(189471.0 * 1024 * 1024));
   CHECK(find_gpu("GB200-185GB")->compute_capability == 100);
+  CHECK(find_gpu("RTXA4000-16GB")->bf16_peak_flops == doctest::Approx(76.7e12));  // 153.4 sparse / 2
+  CHECK(find_gpu("RTXA4000-16GB")->hbm_peak_Bps == doctest::Approx(448e9));
   CHECK(find_gpu("V100-SXM2-16GB")->memory_B == doctest::Approx(16384.0 * 1024 * 1024));  // nvidia-smi: 16384 MiB
   // The A800 PCIe's achievable HBM is a measurement on that board (mli/transformers-benchmarks#4).
   CHECK(find_gpu("A800-PCIe-80GB")->hbm_achievable_Bps == doctest::Approx(1727e9));
   // Derived rows say so.
   for (const char* derived : {"L20-48GB", "A30-24GB", "A800-SXM4-80GB", "H800-SXM5-80GB", "RTX3090-24GB",
                               "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", "V100-SXM2-16GB",
-                              "V100-SXM3-32GB", "B300-SXM-288GB", "GB200-185GB"})
+                              "V100-SXM3-32GB", "B300-SXM-288GB", "GB200-185GB", "RTXA4000-16GB"})
     CHECK_MESSAGE(find_gpu(derived)->source.find("derived") != std::string::npos, derived);
 }

@@ -180,7 +180,7 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
                        "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
                        "RTXPRO6000-WS-96GB, RTXPRO6000-Server-96GB, V100-SXM2-16GB, V100-SXM3-32GB, B300-SXM-288GB, "
                        "GB200-185GB, L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
-                       "RTXA6000-48GB, RTXA5000-24GB, "
+                       "RTXA6000-48GB, RTXA5000-24GB, RTXA4000-16GB, "
                        "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
                        ValueError);
 }
