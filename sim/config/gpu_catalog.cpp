@@ -179,9 +179,9 @@ const std::vector<GpuSpec>& gpu_catalog() {
       // GB200 (the Blackwell GPU of a Grace-Blackwell superchip: NVL4 trays, NVL72 racks), at its 1,200 W cap: dense
       // BF16 2500 and FP8 5000 TFLOPS, 8 TB/s HBM3e (glennklockwood.com/garden/processors/B200, "GB200 variant",
       // citing NVIDIA's Blackwell datasheet); 189471 MiB and the 1200 W cap as `nvidia-smi` prints them (stored file
-      // id 54650828460); compute capability 10.0 (the CUDA guide's table, stored file id 68384912529); NVLink 5, 18
-      // links (NV18 in a published 4-GPU tray's `nvidia-smi topo -m`, stored file id 71398075464). Its host link is
-      // NVLink-C2C to Grace, not modelled: PCIe Gen5 stands in, as for GH200.
+      // id 54650828460); compute capability 10.0 (the CUDA guide's table, stored file id 68384912529); NVLink 5 at
+      // 1.8 TB/s both ways (verda.com/blog/gb300-nvl72-architecture: every Blackwell GPU) = 18 links of 50 GB/s per
+      // direction. Its host link is NVLink-C2C to Grace, not modelled: PCIe Gen5 stands in, as for GH200.
       {.name = "GB200-185GB", .compute_capability = 100, .memory_B = 189471.0 * 1024 * 1024, .hbm_peak_Bps = 8 * TB,
        .hbm_achievable_Bps = 8 * TB * 0.75, .bf16_peak_flops = 2500 * TF, .fp8_peak_flops = 5000 * TF,
        .matmul_efficiency = 1745.0 / 2250, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "topo/topo_pcie_tree.hpp"
 #include "util/error.hpp"
@@ -182,7 +183,7 @@ private:
   void note_elided_header(int line, const Token& t, bool before_gpus);
   void read_elided_row(int line, const std::vector<Token>& toks, std::size_t cut, int dev);
   void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
-  void read_row(int line, const std::vector<Token>& toks, const std::string& text);
+  void read_row(int line, std::vector<Token> toks, const std::string& text);
   std::optional<Token> empty_cpu_affinity_cell(const std::string& text, int gpu) const;
   void store_path(int line, const Token& t, int row, int col_device);
   void read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu);
@@ -245,7 +246,7 @@ TopoMatrix Reader::read(const std::string& text) {
         } else if (nic_legend) {
           state = State::nic_legend;
         } else if (state == State::rows) {
-          read_row(line_no, toks, line);
+          read_row(line_no, std::move(toks), line);
           last_row_line = line_no;
         } else {
           fail(line_no, toks[0],
@@ -377,8 +378,8 @@ std::string Reader::column_summary() const {
   return s;
 }
 
-// nvidia-smi leaves a GPU's CPU Affinity cell empty where it knows no CPUs near it (the GPUs of a
-// GB200 tray but the first: "GPU1\tNV18\t X \tNV18\tNV18\t\t1\t\tN/A"). With its tabs kept, the cell
+// nvidia-smi leaves a GPU's CPU Affinity cell empty where it knows no CPUs near it (GPUs 1-3 of
+// tests/data/topo/4xh100-nv18-empty-cpu-affinity.txt: "GPU1\tNV18\t X \tNV18\tNV18\t\t1\t\tN/A"). With its tabs kept, the cell
 // after the device columns is empty: an N/A token at its column, or nullopt where it is not.
 std::optional<Token> Reader::empty_cpu_affinity_cell(const std::string& text, int gpu) const {
   if (!m_.devices[gpu].is_gpu || affinity_.empty() || affinity_[0] != Affinity::cpu) return std::nullopt;
@@ -394,9 +395,8 @@ std::optional<Token> Reader::empty_cpu_affinity_cell(const std::string& text, in
   return Token{"N/A", static_cast<int>(start) + 1};
 }
 
-void Reader::read_row(int line, const std::vector<Token>& toks_in, const std::string& text) {
+void Reader::read_row(int line, std::vector<Token> toks, const std::string& text) {
   const int line_length = static_cast<int>(text.size());
-  std::vector<Token> toks = toks_in;
   const Token label = toks[0];  // a copy: toks may grow below
   if (is_ellipsis(label.text)) return;  // elided rows: the GPU rows must all be there (check_complete)
   auto found = device_by_label_.find(label.text);

@@ -203,7 +203,6 @@ std::vector<int> classes(const Matrix& d, int n, int limit, const std::vector<in
   return id;
 }
 
-
 // The closure of the given PCIe entries with one extra node per NUMA node (a GPU -> its node at
 // NODE, node -> node at SYS), the entries checked against it.
 Matrix closed_distances(const TopoMatrix& m, const std::vector<int>& gpu_numa, const std::vector<int>& numa_nodes) {

@@ -117,7 +117,7 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
   CHECK(both_ways("A800-PCIe-80GB") == doctest::Approx(400e9));
   CHECK(both_ways("H800-SXM5-80GB") == doctest::Approx(400e9));   // H800: 900 -> 400 GB/s, 8 NVLink4 links
   CHECK(both_ways("B300-SXM-288GB") == doctest::Approx(1.8e12));  // 18 x 50 x 2
-  CHECK(both_ways("GB200-185GB") == doctest::Approx(1.8e12));     // NV18 in a GB200 tray's matrix
+  CHECK(both_ways("GB200-185GB") == doctest::Approx(1.8e12));     // 18 x 50 x 2: NVLink 5's 1.8 TB/s
   CHECK(both_ways("V100-SXM2-16GB") == doctest::Approx(300e9));   // 6 x 25 x 2
   CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9));
   CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9));   // the GA102 bridge, as the RTX A6000
