@@ -33,6 +33,11 @@ const std::vector<std::pair<std::string, std::string>> kIssue11Rows = {
     {"Tesla V100-SXM3-32GB", "V100-SXM3-32GB"},
     {"NVIDIA B300 SXM6 AC", "B300-SXM-288GB"},
     {"NVIDIA GB200", "GB200-185GB"},
+    {"NVIDIA GB300", "GB300-278GB"},
+    {"NVIDIA GeForce RTX 5080", "RTX5080-16GB"},
+    {"NVIDIA GeForce RTX 5070 Ti", "RTX5070Ti-16GB"},
+    {"NVIDIA GeForce RTX 5070", "RTX5070-12GB"},
+    {"NVIDIA GeForce RTX 5060 Ti", "RTX5060Ti-16GB"},
     {"NVIDIA RTX A4000", "RTXA4000-16GB"},
     {"NVIDIA A10G", "A10G-24GB"},
     {"NVIDIA A100-PCIE-40GB", "A100-PCIe-40GB"},
@@ -118,6 +123,7 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
   CHECK(both_ways("H800-SXM5-80GB") == doctest::Approx(400e9));   // H800: 900 -> 400 GB/s, 8 NVLink4 links
   CHECK(both_ways("B300-SXM-288GB") == doctest::Approx(1.8e12));  // 18 x 50 x 2
   CHECK(both_ways("GB200-185GB") == doctest::Approx(1.8e12));     // 18 x 50 x 2: NVLink 5's 1.8 TB/s
+  CHECK(both_ways("GB300-278GB") == doctest::Approx(1.8e12));     // 18 x 50 x 2, as GB200
   CHECK(both_ways("V100-SXM2-16GB") == doctest::Approx(300e9));   // 6 x 25 x 2
   CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9));
   CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9));   // the GA102 bridge, as the RTX A6000
@@ -142,6 +148,18 @@ TEST_CASE("GPU table: issue-11 datasheet figures") {
   CHECK(find_gpu("GB200-185GB")->fp8_peak_flops == doctest::Approx(5000e12));
   CHECK(find_gpu("GB200-185GB")->memory_B == doctest::Approx(189471.0 * 1024 * 1024));
   CHECK(find_gpu("GB200-185GB")->compute_capability == 100);
+  // GB300: the NVL72 rack's 360 PFLOPS BF16 with sparsity / 72 GPUs / 2 = 2500 TFLOPS; nvidia-smi prints 284208 MiB.
+  CHECK(find_gpu("GB300-278GB")->bf16_peak_flops == doctest::Approx(360e15 / 72 / 2));
+  CHECK(find_gpu("GB300-278GB")->memory_B == doctest::Approx(284208.0 * 1024 * 1024));
+  CHECK(find_gpu("GB300-278GB")->compute_capability == 103);
+  // GeForce Blackwell dense BF16 (FP32 accumulate) = AI TOPS (FP4, sparse) / 16: 1801/16, 1406/16, 759/16;
+  // the 5070's 988/16 = 61.75 is the whitepaper's 61.7.
+  CHECK(find_gpu("RTX5080-16GB")->bf16_peak_flops == doctest::Approx(1801e12 / 16).epsilon(0.001));
+  CHECK(find_gpu("RTX5070Ti-16GB")->bf16_peak_flops == doctest::Approx(1406e12 / 16).epsilon(0.001));
+  CHECK(find_gpu("RTX5070-12GB")->bf16_peak_flops == doctest::Approx(988e12 / 16).epsilon(0.001));
+  CHECK(find_gpu("RTX5060Ti-16GB")->bf16_peak_flops == doctest::Approx(759e12 / 16).epsilon(0.001));
+  for (const char* geforce : {"RTX5080-16GB", "RTX5070Ti-16GB", "RTX5070-12GB", "RTX5060Ti-16GB"})
+    CHECK_MESSAGE(!find_gpu(geforce)->pcie_p2p, geforce);  // stock driver: no PCIe P2P, as the RTX5090 row
   CHECK(find_gpu("RTXA4000-16GB")->bf16_peak_flops == doctest::Approx(76.7e12));  // 153.4 sparse / 2
   CHECK(find_gpu("RTXA4000-16GB")->hbm_peak_Bps == doctest::Approx(448e9));
   CHECK(find_gpu("V100-SXM2-16GB")->memory_B == doctest::Approx(16384.0 * 1024 * 1024));  // nvidia-smi: 16384 MiB
@@ -150,6 +168,7 @@ TEST_CASE("GPU table: issue-11 datasheet figures") {
   // Derived rows say so.
   for (const char* derived : {"L20-48GB", "A30-24GB", "A800-SXM4-80GB", "H800-SXM5-80GB", "RTX3090-24GB",
                               "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", "V100-SXM2-16GB",
-                              "V100-SXM3-32GB", "B300-SXM-288GB", "GB200-185GB", "RTXA4000-16GB"})
+                              "V100-SXM3-32GB", "B300-SXM-288GB", "GB200-185GB", "RTXA4000-16GB", "GB300-278GB",
+                              "RTX5080-16GB", "RTX5070Ti-16GB", "RTX5070-12GB", "RTX5060Ti-16GB"})
     CHECK_MESSAGE(find_gpu(derived)->source.find("derived") != std::string::npos, derived);
 }

@@ -179,9 +179,10 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
                        "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L20-48GB, A30-24GB, "
                        "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
                        "RTXPRO6000-WS-96GB, RTXPRO6000-Server-96GB, V100-SXM2-16GB, V100-SXM3-32GB, B300-SXM-288GB, "
-                       "GB200-185GB, L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
+                       "GB200-185GB, GB300-278GB, L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
                        "RTXA6000-48GB, RTXA5000-24GB, RTXA4000-16GB, "
-                       "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB",
+                       "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB, RTX5080-16GB, RTX5070Ti-16GB, RTX5070-12GB, "
+                       "RTX5060Ti-16GB",
                        ValueError);
 }
 
@@ -331,6 +332,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xh100-nv18-empty-cpu-affinity.txt", "H100-SXM5-80GB"},
       // Session 15: NIC codes that contradict the NUMA column (GPU0-NIC2 SYS, both on node 0 by it).
       {"8xa100-nv12-4nic-pxb-sys-same-numa.txt", "A100-SXM4-80GB"},
+      // Session 16: 4x RTX 5060 Ti, every pair PHB (P2P patched driver, its sidecar).
+      {"4xrtx5060ti-phb-one-numa.txt", "RTX5060Ti-16GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
