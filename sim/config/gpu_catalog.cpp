@@ -188,16 +188,6 @@ const std::vector<GpuSpec>& gpu_catalog() {
        .nvlink_generation = 5, .nvlinks_per_gpu = 18, .pcie_generation = 5,
        .source = "derived: datasheet peaks at 1200 W with the B200 row's fractions (" + mamf + " on B200; HBM 75%); NVLink-C2C "
                  "host link modelled as PCIe Gen5"},
-      // GB300 (Blackwell Ultra, GB300 NVL72): 288 GB HBM3e, 8 TB/s (midudev/canirun.ai#20), dense BF16 2500 TFLOPS
-      // (NVIDIA's NVL72 rack table, 360 PFLOPS with sparsity / 72 GPUs / 2; verda.com "without sparsity ... 2.5
-      // PFLOPS"); 284208 MiB and compute capability 10.3 as nvidia-smi and CUDA print them (stored file ids
-      // 66256874927, 51884305790); NVLink 5, 1.8 TB/s both ways, as GB200. Host link NVLink-C2C, PCIe Gen5 stands in.
-      {.name = "GB300-278GB", .compute_capability = 103, .memory_B = 284208.0 * 1024 * 1024, .hbm_peak_Bps = 8 * TB,
-       .hbm_achievable_Bps = 8 * TB * 0.75, .bf16_peak_flops = 2500 * TF, .fp8_peak_flops = 5000 * TF,
-       .matmul_efficiency = 1745.0 / 2250, .kernel_launch_s = 4 * US, .graph_kernel_s = 0.8 * US, .graph_launch_s = 6 * US,
-       .nvlink_generation = 5, .nvlinks_per_gpu = 18, .pcie_generation = 5,
-       .source = "derived: rack-table peaks / 72 (sparsity halved) with the B200 row's fractions (" + mamf + " on B200; HBM "
-                 "75%); NVLink-C2C host link modelled as PCIe Gen5"},
       // Not in the table: A10G (AWS). Its 24 GB and 600 GB/s are published (baseten.co, "NVIDIA A10 vs A10G"),
       // but no dense bf16 peak was found (the A10's 125 TFLOPS is not the A10G's; a measured torch bf16 matmul
       // of 69.47 TFLOPS, zzc0721/torch-performance-test-data#126, is not a peak). H800 PCIe: no datasheet found.
@@ -255,20 +245,20 @@ const std::vector<GpuSpec>& gpu_catalog() {
       // 209.5 for the 5090 (derived for the others); bandwidth 960 / 896 / 672 / 448 GB/s (notebookcheck,
       // techpowerup reviews). The 5060 Ti runs PCIe 5.0 x8 (techpowerup's x8 scaling review): its Gen5 lane is
       // modelled as x16, so host-side transfers are read up to twice too fast on it.
-      {.name = "RTX5080-16GB", .compute_capability = 120, .memory_B = 16 * GB, .hbm_peak_Bps = 960 * GB,
-       .hbm_achievable_Bps = 960 * GB * 0.85, .bf16_peak_flops = 112.6 * TF, .matmul_efficiency = 0.7, .pcie_generation = 5,
-       .pcie_p2p = false, .source = "derived: spec table (AI TOPS / 16) with 85% memory and 70% matmul efficiency (as the RTX5090 row)"},
-      {.name = "RTX5070Ti-16GB", .compute_capability = 120, .memory_B = 16 * GB, .hbm_peak_Bps = 896 * GB,
-       .hbm_achievable_Bps = 896 * GB * 0.85, .bf16_peak_flops = 87.9 * TF, .matmul_efficiency = 0.7, .pcie_generation = 5,
-       .pcie_p2p = false, .source = "derived: spec table (AI TOPS / 16) with 85% memory and 70% matmul efficiency (as the RTX5090 row)"},
-      {.name = "RTX5070-12GB", .compute_capability = 120, .memory_B = 12 * GB, .hbm_peak_Bps = 672 * GB,
-       .hbm_achievable_Bps = 672 * GB * 0.85, .bf16_peak_flops = 61.7 * TF, .matmul_efficiency = 0.7, .pcie_generation = 5,
-       .pcie_p2p = false, .source = "derived: whitepaper BF16 peak with 85% memory and 70% matmul efficiency (as the RTX5090 row)"},
-      {.name = "RTX5060Ti-16GB", .compute_capability = 120, .memory_B = 16 * GB, .hbm_peak_Bps = 448 * GB,
-       .hbm_achievable_Bps = 448 * GB * 0.85, .bf16_peak_flops = 47.4 * TF, .matmul_efficiency = 0.7, .pcie_generation = 5,
-       .pcie_p2p = false, .source = "derived: spec table (AI TOPS / 16) with 85% memory and 70% matmul efficiency (as the RTX5090 row); "
-                                    "PCIe 5.0 x8 modelled as x16"},
   };
+    // GeForce Blackwell below the 5090 (their comment above): GB20x, Gen5 host link, no P2P, the RTX5090 row's fractions.
+    auto geforce_blackwell = [&t](std::string name, double memory_B, double bw_Bps, double bf16_flops, const std::string& peak,
+                                 const std::string& caveat = "") {
+      t.push_back({.name = std::move(name), .compute_capability = 120, .memory_B = memory_B, .hbm_peak_Bps = bw_Bps,
+                   .hbm_achievable_Bps = bw_Bps * 0.85, .bf16_peak_flops = bf16_flops, .matmul_efficiency = 0.7,
+                   .pcie_generation = 5, .pcie_p2p = false,
+                   .source = "derived: " + peak + " with 85% memory and 70% matmul efficiency (as the RTX5090 row)" + caveat});
+    };
+    geforce_blackwell("RTX5080-16GB", 16 * GB, 960 * GB, 112.6 * TF, "spec table (AI TOPS / 16)");
+    geforce_blackwell("RTX5070Ti-16GB", 16 * GB, 896 * GB, 87.9 * TF, "spec table (AI TOPS / 16)");
+    geforce_blackwell("RTX5070-12GB", 12 * GB, 672 * GB, 61.7 * TF, "whitepaper BF16 peak");
+    geforce_blackwell("RTX5060Ti-16GB", 16 * GB, 448 * GB, 47.4 * TF, "spec table (AI TOPS / 16)",
+                      "; PCIe 5.0 x8 modelled as x16");
     // Rows that are another row's chip and memory on another board or with fewer NVLinks: copied
     // from that row, placed after `after`, with their own name, NVLink count (0: unchanged) and source.
     auto row = [&t](const std::string& name) {
@@ -307,6 +297,15 @@ const std::vector<GpuSpec>& gpu_catalog() {
     // (ferreiradozezere.net copy of the GTC 2025 announcement coverage). No Server Edition datasheet was found,
     // so its figures are the Workstation Edition's; GB202, compute capability 12.0, 96GB (NVIDIA's MIG user guide;
     // antirez/ds4#256: sm_120).
+    // GB300 (Blackwell Ultra, GB300 NVL72) = GB200 with its own memory and compute capability: 288 GB HBM3e,
+    // 8 TB/s (midudev/canirun.ai#20), dense BF16 2500 TFLOPS (NVIDIA's NVL72 rack table, 360 PFLOPS with sparsity
+    // / 72 GPUs / 2; verda.com "without sparsity ... 2.5 PFLOPS"); 284208 MiB and compute capability 10.3 as
+    // nvidia-smi and CUDA print them (stored file ids 66256874927, 51884305790); NVLink 5, 1.8 TB/s both ways.
+    derive("GB200-185GB", "GB200-185GB", "GB300-278GB", 0,
+           "derived: rack-table peaks / 72 (sparsity halved) with the B200 row's fractions (" + mamf + " on B200; HBM "
+           "75%); NVLink-C2C host link modelled as PCIe Gen5");
+    row("GB300-278GB")->memory_B = 284208.0 * 1024 * 1024;
+    row("GB300-278GB")->compute_capability = 103;
     derive("RTXPRO6000-WS-96GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", 0,
            "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
            "matmul efficiency (as the RTX5090 row)");
@@ -365,10 +364,10 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
       {"B300-SXM-288GB", "NVIDIA B300 SXM6 AC"},       // `nvidia-smi -L` / nvlink --status, stored file id 63125688786
       {"GB200-185GB", "NVIDIA GB200"},                 // `nvidia-smi` table, stored file id 54650828460
       {"GB300-278GB", "NVIDIA GB300"},                 // `nvidia-smi` table, stored file id 66256874927
-      {"RTX5080-16GB", "NVIDIA GeForce RTX 5080"},     // the RTX 50 rows: `nvidia-smi` tables (gpu_research ids in SOURCES)
-      {"RTX5070Ti-16GB", "NVIDIA GeForce RTX 5070 Ti"},
-      {"RTX5070-12GB", "NVIDIA GeForce RTX 5070"},
-      {"RTX5060Ti-16GB", "NVIDIA GeForce RTX 5060 Ti"},
+      {"RTX5080-16GB", "NVIDIA GeForce RTX 5080"},     // `nvidia-smi` table, stored file id 69765671485
+      {"RTX5070Ti-16GB", "NVIDIA GeForce RTX 5070 Ti"},  // `nvidia-smi` table, stored file id 2532591600
+      {"RTX5070-12GB", "NVIDIA GeForce RTX 5070"},     // `nvidia-smi` table, stored file id 67263251492
+      {"RTX5060Ti-16GB", "NVIDIA GeForce RTX 5060 Ti"},  // `topo -m` capture, stored file id 68859080607
   };
   return names;
 }
