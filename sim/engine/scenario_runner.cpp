@@ -489,7 +489,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
   }
   res.model_shape = {in.model.hidden_size, in.model.num_layers, 2.0, in.model.weight_bytes(), in.model.parallel_block ? 1 : 2,
                      gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes()).hbm_Bps};
-  attach_intervals(res, in.calibration.get());
+  attach_intervals(res, in.calibration.get(), s.collectives.host_copy_Bps || s.collectives.socket_copy_Bps);
   res.what_would_change = what_would_change(s, in, res, opt, res.what_would_change_scope);
   return res;
 }

@@ -20,6 +20,11 @@ constexpr double HOST_COPY_BPS = 4.00e9;
 // Across sockets: the same A40 box, GPUs 0,1,6,7 (two per socket, the ring crosses twice),
 // 4 ranks: 1.44 GB/s busbw at 1 GiB (tests/data/measured/p2p_off_allreduce.csv).
 constexpr double SOCKET_COPY_BPS = 1.44e9;
+// Checked since on more published boxes (tests/data/measured/p2p_off_plateaus.csv): within a socket
+// the nine runs' median plateau is 4.0 GB/s; across sockets the four boxes split, 1.07 (4x L40) and
+// 1.41 (the A40) against 5.0 (4x A100 PCIe pod) and 14.9 (8x RTX 4090 on EPYC), and nothing they
+// publish (CPU, NCCL version, launch mode) tells the two kinds apart. The rates stay; a staged
+// collective's interval carries that spread (sim/model/intervals.cpp, COLL_STAGED_FACTOR).
 
 }  // namespace
 
@@ -68,8 +73,8 @@ std::string staging_note(const StagedEdge& e, const StagingRates& r) {
   const bool socket = e.crosses_socket, host_given = r.host_copy_given, socket_given = socket && r.socket_copy_given;
   std::string whence;
   if (!host_given && !socket_given)
-    whence = "default copy rates from published P2P-off runs, whose plateaus span 1.4-27 GB/s from box to box (a calibration "
-             "fitted on this box's P2P-off log replaces them: see its lines)";
+    whence = "default copy rates from published P2P-off runs, whose plateaus span 1.0-27 GB/s from box to box (tests/data/measured/p2p_off_plateaus.csv; "
+             "a calibration fitted on this box's P2P-off log replaces them: see its lines)";
   else if (host_given && (socket_given || !socket))
     whence = std::string("copy rates set by the scenario (collectives.host_copy_bandwidth") + (socket ? ", socket_copy_bandwidth)" : ")");
   else

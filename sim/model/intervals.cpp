@@ -16,6 +16,13 @@ constexpr double GPU_CALIBRATED = 0.032;  // DGX H100, calibrated (all-reduce lo
 constexpr double COLL_DEFAULT = 0.089;    // median over the ten recorded logs of the uncalibrated median error
 constexpr double COLL_OTHER_BOX = 0.072;  // median of the 44 calibrated-from-another-box errors
 constexpr double COLL_NETWORK = 0.168;    // across nodes, uncalibrated: median of 10.3%, 60.8%, 16.8%
+// Host-staged at the default copy rates (4.0 GB/s host copy, 1.44 across sockets): the median over
+// the 10 published P2P-off boxes of tests/data/measured/p2p_off_plateaus.csv of the factor between
+// the default rate and the box's plateau, max(d / p, p / d) (tests/unit/staged_spread_test.cpp).
+// Staged times move by this factor either way: their spread is a ratio, not a difference.
+constexpr double COLL_STAGED_FACTOR = 1.325;
+
+Spread symmetric(double value, std::string source) { return {value, value, std::move(source)}; }
 
 bool any_note(const std::vector<std::string>& notes, const std::string& status) {
   return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(status + ":", 0) == 0; });
@@ -25,15 +32,20 @@ bool calibrated(const ConfigResult& c) {
   return (c.decode_collective && c.decode_collective->calibrated) || (c.prefill_collective && c.prefill_collective->calibrated);
 }
 
-// The step with its GPU part and its collective part moved by their spreads (sign -1 or +1).
-double moved(const Breakdown& b, double gpu, double coll, int sign) {
-  return (b.total() - b.collectives) * (1 + sign * gpu) + b.collectives * (1 + sign * coll);
+bool staged(const ConfigResult& c) {
+  return (c.decode_collective && c.decode_collective->staged) || (c.prefill_collective && c.prefill_collective->staged);
 }
 
-Interval ratio(const Breakdown& b, double gpu, double coll) {
+// The step with its GPU part and its collective part moved by the relative amounts gpu and coll
+// (negative: faster).
+double moved(const Breakdown& b, double gpu, double coll) {
+  return (b.total() - b.collectives) * (1 + gpu) + b.collectives * (1 + coll);
+}
+
+Interval ratio(const Breakdown& b, double gpu, const Spread& coll) {
   const double t = b.total();
   if (!(t > 0)) return {1, 1};
-  return {moved(b, gpu, coll, -1) / t, moved(b, gpu, coll, +1) / t};
+  return {moved(b, -gpu, -coll.down) / t, moved(b, gpu, coll.up) / t};
 }
 
 // The objective's figure at the low and the high end (lower is better for every figure but
@@ -69,29 +81,34 @@ std::string objective_metric_interval(const ConfigResult& c, const std::string& 
 
 Spread gpu_time_spread(const Calibration* cal) {
   if (cal && !cal->gemm.empty())
-    return {GPU_CALIBRATED, fmt::format("GPU time from the calibration's GEMM table: ±{:.1f}%, README \"Validation\" (DGX H100 calibrated, TP=2/4/8 median |error| against NeMo)", GPU_CALIBRATED * 100)};
-  return {GPU_DATASHEET, fmt::format("GPU time from datasheet defaults: ±{:.1f}%, README \"Validation\" (DGX A100, default kernel surface, TP=2/4/8 median |error| against NeMo)", GPU_DATASHEET * 100)};
+    return symmetric(GPU_CALIBRATED, fmt::format("GPU time from the calibration's GEMM table: ±{:.1f}%, README \"Validation\" (DGX H100 calibrated, TP=2/4/8 median |error| against NeMo)", GPU_CALIBRATED * 100));
+  return symmetric(GPU_DATASHEET, fmt::format("GPU time from datasheet defaults: ±{:.1f}%, README \"Validation\" (DGX A100, default kernel surface, TP=2/4/8 median |error| against NeMo)", GPU_DATASHEET * 100));
 }
 
-Spread collective_spread(const ConfigResult& c, const Calibration* cal, const std::vector<std::string>& notes) {
+Spread collective_spread(const ConfigResult& c, const Calibration* cal, const std::vector<std::string>& notes, bool copy_rates_given) {
   const bool network = (c.prefill_collective && c.prefill_collective->worst_class == PathClass::NET) ||
                        (c.decode_collective && c.decode_collective->worst_class == PathClass::NET);
   if (cal && calibrated(c)) {
     if (any_note(notes, "extrapolated") || any_note(notes, "default"))
-      return {COLL_OTHER_BOX, fmt::format("collectives calibrated on another group or box: ±{:.1f}%, calibrate/README.md \"Leave one box out\" (median of 44 pairs)", COLL_OTHER_BOX * 100)};
+      return symmetric(COLL_OTHER_BOX, fmt::format("collectives calibrated on another group or box: ±{:.1f}%, calibrate/README.md \"Leave one box out\" (median of 44 pairs)", COLL_OTHER_BOX * 100));
     double worst_median = 0;
     for (const auto& e : cal->collectives) worst_median = std::max(worst_median, e.residual_median.value_or(COLL_OTHER_BOX));
-    return {worst_median, fmt::format("collectives within the calibration's envelope: ±{:.1f}%, the largest median fit residual of {}",
-                                      worst_median * 100, cal->file)};
+    return symmetric(worst_median, fmt::format("collectives within the calibration's envelope: ±{:.1f}%, the largest median fit residual of {}",
+                                               worst_median * 100, cal->file));
   }
+  if (staged(c) && !copy_rates_given)
+    return {1 - 1 / COLL_STAGED_FACTOR, COLL_STAGED_FACTOR - 1,
+            fmt::format("collectives staged through host memory at the default copy rates: x/÷{:.3g} (-{:.1f}%/+{:.1f}%), the median factor between "
+                        "those rates and the plateaus of 10 published P2P-off boxes (tests/data/measured/p2p_off_plateaus.csv: 0.64x to 10x those rates)",
+                        COLL_STAGED_FACTOR, (1 - 1 / COLL_STAGED_FACTOR) * 100, (COLL_STAGED_FACTOR - 1) * 100)};
   if (network)
-    return {COLL_NETWORK, fmt::format("collectives across nodes, defaults: ±{:.1f}%, README \"Validation\" (median of the three cross-node logs)", COLL_NETWORK * 100)};
-  return {COLL_DEFAULT, fmt::format("collectives from defaults: ±{:.1f}%, README \"Validation\" / calibrate/README.md (median over the ten recorded logs, uncalibrated)", COLL_DEFAULT * 100)};
+    return symmetric(COLL_NETWORK, fmt::format("collectives across nodes, defaults: ±{:.1f}%, README \"Validation\" (median of the three cross-node logs)", COLL_NETWORK * 100));
+  return symmetric(COLL_DEFAULT, fmt::format("collectives from defaults: ±{:.1f}%, README \"Validation\" / calibrate/README.md (median over the ten recorded logs, uncalibrated)", COLL_DEFAULT * 100));
 }
 
-FigureBounds bounds_of(const ConfigResult& c, double gpu, double coll) {
+FigureBounds bounds_of(const ConfigResult& c, double gpu, const Spread& coll) {
   FigureBounds b;
-  b.gpu_spread = gpu, b.collective_spread = coll;
+  b.gpu_spread = gpu, b.collective_spread_down = coll.down, b.collective_spread_up = coll.up;
   b.prefill_ratio = ratio(c.prefill, gpu, coll), b.decode_ratio = ratio(c.decode_step, gpu, coll);
   b.prefill_s = {c.prefill.total() * b.prefill_ratio.low, c.prefill.total() * b.prefill_ratio.high};
   b.decode_step_s = {c.decode_step.total() * b.decode_ratio.low, c.decode_step.total() * b.decode_ratio.high};
@@ -154,16 +171,17 @@ std::vector<std::string> grounding_of(const Calibration* cal, const std::string&
   return g;
 }
 
-void attach_intervals(ScenarioResult& r, const Calibration* cal) {
+void attach_intervals(ScenarioResult& r, const Calibration* cal, bool copy_rates_given) {
   const Spread gpu = gpu_time_spread(cal);
   std::vector<Spread> colls;
   std::string gpu_model;
   for (auto& c : r.configs) {
     if (gpu_model.empty()) gpu_model = c.gpu_model;
     if (!c.memory.fits) continue;
-    const Spread coll = collective_spread(c, cal, r.calibration_use);
-    if (c.tp > 1 || c.pp > 1) colls.push_back(coll);
-    c.bounds = bounds_of(c, gpu.value, c.tp > 1 || c.pp > 1 ? coll.value : 0);
+    const Spread coll = collective_spread(c, cal, r.calibration_use, copy_rates_given);
+    const bool has_collectives = c.tp > 1 || c.pp > 1;
+    if (has_collectives) colls.push_back(coll);
+    c.bounds = bounds_of(c, gpu.up, has_collectives ? coll : Spread{});
   }
   r.grounding = grounding_of(cal, gpu_model, gpu, colls);
   if (!r.recommendation.empty()) r.confidence = confidence_of(r.configs, r.recommendation, r.objective, &r.confidence_why);

@@ -14,20 +14,23 @@
 
 namespace tpsim {
 
-// A relative spread and where the figure comes from.
+// A relative spread and where the figure comes from: the figure may be `down` lower or `up`
+// higher (both relative; equal unless the spread is a factor, as for host-staged defaults).
 struct Spread {
-  double value = 0;
+  double down = 0, up = 0;
   std::string source;
 };
 
 // GPU time: datasheet defaults, or a calibration's GEMM table.
 Spread gpu_time_spread(const Calibration* calibration);
 // One configuration's collectives: calibrated (within the fit's envelope: its residuals; carried
-// to another box: the leave-one-box-out spread), defaults on one node, or across nodes.
-Spread collective_spread(const ConfigResult& c, const Calibration* calibration, const std::vector<std::string>& calibration_use);
+// to another box: the leave-one-box-out spread), defaults on one node, across nodes, or staged
+// through host memory at the default copy rates (`copy_rates_given`: the scenario set them).
+Spread collective_spread(const ConfigResult& c, const Calibration* calibration, const std::vector<std::string>& calibration_use,
+                         bool copy_rates_given = false);
 
 // The intervals of a configuration's figures for the two spreads.
-FigureBounds bounds_of(const ConfigResult& c, double gpu_spread, double collective_spread);
+FigureBounds bounds_of(const ConfigResult& c, double gpu_spread, const Spread& collective_spread);
 
 // "robust" when the winner beats every other fitting configuration with its own figure at the
 // unfavourable end of its interval and theirs at the favourable end; "too close to call"
@@ -42,6 +45,6 @@ std::vector<std::string> grounding_of(const Calibration* calibration, const std:
 
 // All of the above for a scenario's configurations: bounds per fitting configuration, the
 // confidence of its recommendation and the grounding lines.
-void attach_intervals(ScenarioResult& r, const Calibration* calibration);
+void attach_intervals(ScenarioResult& r, const Calibration* calibration, bool copy_rates_given);
 
 }  // namespace tpsim

@@ -50,7 +50,8 @@ struct FigureBounds {
   Interval prefill_ratio, decode_ratio;  // low and high over the figure itself
   Interval ttft_p50_s, tpot_p50_s, e2e_p50_s;
   Interval throughput_tok_s_per_gpu;
-  double gpu_spread = 0, collective_spread = 0;  // relative, e.g. 0.086
+  double gpu_spread = 0;                                       // relative, e.g. 0.017
+  double collective_spread_down = 0, collective_spread_up = 0;  // relative; unequal for host-staged defaults
 };
 
 struct ConfigResult {

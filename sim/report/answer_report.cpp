@@ -96,7 +96,7 @@ void add_config_intervals(json& j, const ConfigResult& c) {
   j["prefill_ms_low"] = b.prefill_s.low * 1e3, j["prefill_ms_high"] = b.prefill_s.high * 1e3;
   j["throughput_tok_s_per_gpu_low"] = b.throughput_tok_s_per_gpu.low;
   j["throughput_tok_s_per_gpu_high"] = b.throughput_tok_s_per_gpu.high;
-  j["interval_spread"] = {{"gpu_time", b.gpu_spread}, {"collectives", b.collective_spread}};
+  j["interval_spread"] = {{"gpu_time", b.gpu_spread}, {"collectives_down", b.collective_spread_down}, {"collectives_up", b.collective_spread_up}};
 }
 
 void add_answer_json(json& j, const ScenarioResult& r) {

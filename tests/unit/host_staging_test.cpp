@@ -138,8 +138,8 @@ TEST_CASE("a staged run says its pace and where the copy rates come from") {
   // min(12, 4.00, 12) = 4 GB/s; across sockets min(24, 4.00, 24, 1.44) = 1.44 GB/s.
   CHECK(staging_note({12e9, 12e9, false}, default_staging_rates()) ==
         "host-staged (P2P off or not allowed): pace min(PCIe 12, host copy 4, PCIe 12) = 4 GB/s, default copy rates from "
-        "published P2P-off runs, whose plateaus span 1.4-27 GB/s from box to box (a calibration fitted on this box's P2P-off "
-        "log replaces them: see its lines)");
+        "published P2P-off runs, whose plateaus span 1.0-27 GB/s from box to box (tests/data/measured/p2p_off_plateaus.csv; "
+        "a calibration fitted on this box's P2P-off log replaces them: see its lines)");
   CHECK(staging_note({24e9, 24e9, true}, default_staging_rates())
             .rfind("host-staged (P2P off or not allowed): pace min(PCIe 24, host copy 4, PCIe 24, socket copy 1.44) = 1.44 GB/s", 0) == 0);
   StagingRates given = default_staging_rates();

@@ -66,7 +66,7 @@ TEST_CASE("a range down to zero is scanned linearly") {
 TEST_CASE("intervals move GPU time and collective time by their own spreads") {
   // 100 ms GPU + 50 ms collectives, spreads 10% and 20%: 100 x 0.9 + 50 x 0.8 = 130 ms, 110 + 60 = 170 ms.
   const ConfigResult c = config("A", 100, 50);
-  const FigureBounds b = bounds_of(c, 0.10, 0.20);
+  const FigureBounds b = bounds_of(c, 0.10, Spread{0.20, 0.20, ""});
   CHECK(b.prefill_s.low == doctest::Approx(0.130));
   CHECK(b.prefill_s.high == doctest::Approx(0.170));
   CHECK(b.ttft_p50_s.low == doctest::Approx(0.130));
@@ -78,13 +78,13 @@ TEST_CASE("intervals move GPU time and collective time by their own spreads") {
 TEST_CASE("confidence: robust only when the winner's worst beats every rival's best") {
   // A: 100 ms GPU time, +-10% -> 90..110 ms. B: 130 ms -> 117..143 ms: robust. C: 105 ms -> 94.5..115.5: too close.
   std::vector<ConfigResult> v{config("A", 100, 0), config("B", 130, 0)};
-  for (auto& c : v) c.bounds = bounds_of(c, 0.10, 0);
+  for (auto& c : v) c.bounds = bounds_of(c, 0.10, Spread{});
   std::string why;
   CHECK(confidence_of(v, "A", "ttft", &why) == "robust");
   CHECK(why.find("TTFT p50 110.0 ms") != std::string::npos);
   CHECK(why.find("TTFT p50 117.0 ms") != std::string::npos);
   v.push_back(config("C", 105, 0));
-  v.back().bounds = bounds_of(v.back(), 0.10, 0);
+  v.back().bounds = bounds_of(v.back(), 0.10, Spread{});
   CHECK(confidence_of(v, "A", "ttft", &why) == "too close to call");
 }
 
