@@ -98,7 +98,7 @@ Spread collective_spread(const ConfigResult& c, const Calibration* cal, const st
   }
   if (staged(c) && !copy_rates_given)
     return {1 - 1 / COLL_STAGED_FACTOR, COLL_STAGED_FACTOR - 1,
-            fmt::format("collectives staged through host memory at the default copy rates: x/÷{:.3g} (-{:.1f}%/+{:.1f}%), the median factor between "
+            fmt::format("collectives staged through host memory at the default copy rates: ×/÷{:.3g} (-{:.1f}%/+{:.1f}%), the median factor between "
                         "those rates and the plateaus of 10 published P2P-off boxes (tests/data/measured/p2p_off_plateaus.csv: 0.64x to 10x those rates)",
                         COLL_STAGED_FACTOR, (1 - 1 / COLL_STAGED_FACTOR) * 100, (COLL_STAGED_FACTOR - 1) * 100)};
   if (network)
