@@ -9,6 +9,7 @@
 
 #include "nelder_mead.hpp"
 #include "util/error.hpp"
+#include "util/median.hpp"
 
 namespace tpsim::fit {
 namespace {
@@ -153,12 +154,6 @@ std::vector<Params> segment_starts(const std::vector<Sample>& s, double f) {
     for (std::size_t j = i + 2; j + 2 <= n; ++j) make({{0, i}, {i, j}, {j, n}});
   }
   return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The out-of-place times of `log`, checked: located errors for a time that is not positive

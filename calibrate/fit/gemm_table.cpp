@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "util/error.hpp"
+#include "util/median.hpp"
 
 namespace tpsim::fit {
 namespace {
@@ -148,11 +149,9 @@ void pool_memory_bound(std::vector<std::pair<double, double>>& curve, double n, 
   for (const auto& [x, y] : curve)
     if (deep(x)) pooled.push_back(y);
   if (pooled.size() < 2) return;
-  std::sort(pooled.begin(), pooled.end());
-  const std::size_t h = pooled.size() / 2;
-  const double median = pooled.size() % 2 ? pooled[h] : (pooled[h - 1] + pooled[h]) / 2;
+  const double pooled_median = median(pooled);
   for (auto& [x, y] : curve)
-    if (deep(x)) y = median;
+    if (deep(x)) y = pooled_median;
 }
 
 }  // namespace

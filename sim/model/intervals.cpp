@@ -28,12 +28,10 @@ bool any_note(const std::vector<std::string>& notes, const std::string& status) 
   return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(status + ":", 0) == 0; });
 }
 
-bool calibrated(const ConfigResult& c) {
-  return (c.decode_collective && c.decode_collective->calibrated) || (c.prefill_collective && c.prefill_collective->calibrated);
-}
-
-bool staged(const ConfigResult& c) {
-  return (c.decode_collective && c.decode_collective->staged) || (c.prefill_collective && c.prefill_collective->staged);
+// Whether the decode or the prefill collective of `c` satisfies `holds`.
+template <class Pred>
+bool either_collective(const ConfigResult& c, Pred holds) {
+  return (c.decode_collective && holds(*c.decode_collective)) || (c.prefill_collective && holds(*c.prefill_collective));
 }
 
 // The step with its GPU part and its collective part moved by the relative amounts gpu and coll
@@ -86,9 +84,8 @@ Spread gpu_time_spread(const Calibration* cal) {
 }
 
 Spread collective_spread(const ConfigResult& c, const Calibration* cal, const std::vector<std::string>& notes, bool copy_rates_given) {
-  const bool network = (c.prefill_collective && c.prefill_collective->worst_class == PathClass::NET) ||
-                       (c.decode_collective && c.decode_collective->worst_class == PathClass::NET);
-  if (cal && calibrated(c)) {
+  const bool network = either_collective(c, [](const CollectivePlan& p) { return p.worst_class == PathClass::NET; });
+  if (cal && either_collective(c, [](const CollectivePlan& p) { return p.calibrated; })) {
     if (any_note(notes, "extrapolated") || any_note(notes, "default"))
       return symmetric(COLL_OTHER_BOX, fmt::format("collectives calibrated on another group or box: ±{:.1f}%, calibrate/README.md \"Leave one box out\" (median of 44 pairs)", COLL_OTHER_BOX * 100));
     double worst_median = 0;
@@ -96,7 +93,7 @@ Spread collective_spread(const ConfigResult& c, const Calibration* cal, const st
     return symmetric(worst_median, fmt::format("collectives within the calibration's envelope: ±{:.1f}%, the largest median fit residual of {}",
                                                worst_median * 100, cal->file));
   }
-  if (staged(c) && !copy_rates_given)
+  if (!copy_rates_given && either_collective(c, [](const CollectivePlan& p) { return p.staged; }))
     return {1 - 1 / COLL_STAGED_FACTOR, COLL_STAGED_FACTOR - 1,
             fmt::format("collectives staged through host memory at the default copy rates: ×/÷{:.3g} (-{:.1f}%/+{:.1f}%), the median factor between "
                         "those rates and the plateaus of 10 published P2P-off boxes (tests/data/measured/p2p_off_plateaus.csv: 0.64x to 10x those rates)",

@@ -5,15 +5,10 @@
 #include <fmt/format.h>
 
 #include "util/error.hpp"
+#include "util/median.hpp"
 
 namespace tpsim {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The size from which y stays at or above `target` to the largest size: the last upward crossing,
 // log-log between the two rows around it (a noisy small size above target does not count);

@@ -11,16 +11,11 @@
 
 #include "model/host_staging.hpp"
 #include "model/intervals.hpp"
+#include "util/median.hpp"
 
 using namespace tpsim;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Per box and side of the socket (crosses_socket yes / no; unknown left out): the median plateau
 // of its runs, in B/s.
