@@ -67,17 +67,35 @@ std::string use_logged_gpu(PlatformDesc& platform, const std::vector<int>& gpus,
                      logged->name);
 }
 
-// The launch mode to simulate: the compared log's (nccl-tests -g N), else the one every entry of
-// the calibration was measured in, else a process per GPU; and where it came from.
-std::pair<int, std::string> default_launch_mode(const fit::NcclLog* log, const std::string& log_path, const Calibration* cal) {
-  if (log) return {log->gpus_per_thread, "as " + log_path + " ran"};
+// The launch mode to simulate: GPUs per thread and the NCCL release that launches them.
+struct LaunchMode {
+  int gpus_per_thread = 1;
+  std::string nccl_version;  // "": a current NCCL
+  std::string from;          // where the mode came from
+};
+
+// The compared log's (nccl-tests -g N, its NCCL version line), else the one every entry of the
+// calibration was measured in, else a process per GPU.
+LaunchMode default_launch_mode(const fit::NcclLog* log, const std::string& log_path, const Calibration* cal) {
+  if (log) return {log->gpus_per_thread, log->nccl_version, "as " + log_path + " ran"};
   if (cal && !cal->collectives.empty()) {
-    const int g = cal->collectives.front().gpus_per_thread;
+    const auto& first = cal->collectives.front();
     bool same = true;
-    for (const auto& c : cal->collectives) same = same && c.gpus_per_thread == g;
-    if (same) return {g, "as the calibration's logs ran; --gpus-per-thread 1 for an engine's launch"};
+    for (const auto& c : cal->collectives) same = same && c.gpus_per_thread == first.gpus_per_thread && c.nccl_version == first.nccl_version;
+    if (same) return {first.gpus_per_thread, first.nccl_version, "as the calibration's logs ran; --gpus-per-thread 1 for an engine's launch"};
   }
-  return {1, "default; --gpus-per-thread N simulates nccl-tests -g N"};
+  return {1, "", "default; --gpus-per-thread N simulates nccl-tests -g N"};
+}
+
+std::string launch_text(const LaunchMode& m) {
+  const std::string nccl = m.nccl_version.empty() ? "" : ", NCCL " + m.nccl_version;
+  if (m.gpus_per_thread <= 1) return fmt::format("one process per GPU{} ({})", nccl, m.from);
+  const std::string threads = fmt::format("one thread drives {} GPUs (nccl-tests -g {})", m.gpus_per_thread, m.gpus_per_thread);
+  if (nccl_group_launch(m.nccl_version))
+    return fmt::format("{} as one group launch{}: before 2.9 NCCL_LAUNCH_MODE=GROUP was the default, no serial launches ({})", threads,
+                       nccl, m.from);
+  return fmt::format("{}, launched one after the other{}{} ({})", threads, nccl,
+                     m.nccl_version.empty() ? " (NCCL version not given: a current NCCL's launch)" : "", m.from);
 }
 
 }  // namespace
@@ -88,6 +106,7 @@ int collective_command(int argc, char** argv) {
                                      compare_path, json_path, algorithm = "auto", protocol = "auto";
   double factor = 2;
   int gpus_per_thread = 0;
+  std::string nccl_version;
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
   app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
@@ -106,6 +125,9 @@ int collective_command(int argc, char** argv) {
   app.add_option("--gpus-per-thread", gpus_per_thread,
                  "launch mode: N = one thread drives N GPUs (nccl-tests -g N), 1 = a process per GPU (default: the compared "
                  "log's, else the calibration's, else 1)");
+  auto* nccl_version_opt = app.add_option("--nccl-version", nccl_version,
+                                          "the NCCL release to simulate, e.g. 2.8.3 (default: the compared log's NCCL version line, else the "
+                                          "calibration's, else a current one); before 2.9 a thread's GPUs launch as one group");
   CurveOptions curve;
   add_curve_options(app, curve);
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
@@ -161,10 +183,16 @@ int collective_command(int argc, char** argv) {
   if (measured) curve_setup = prepare_curve_reading(curve);
   if (gpus_per_thread < 0 || gpus_per_thread > int(gpus.size()))
     throw ValueError(fmt::format("--gpus-per-thread must be 1 to {} (the GPUs listed)", gpus.size()));
-  std::string launch_from = "given";
-  if (gpus_per_thread == 0) std::tie(gpus_per_thread, launch_from) = default_launch_mode(measured ? &*measured : nullptr, compare_path, cal.get());
+  if (nccl_version_opt->count() && !nccl_release(nccl_version))
+    throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));
+  LaunchMode launch = default_launch_mode(measured ? &*measured : nullptr, compare_path, cal.get());
+  if (gpus_per_thread > 0) launch.gpus_per_thread = gpus_per_thread, launch.from = "given";
+  if (nccl_version_opt->count()) launch.nccl_version = nccl_version, launch.from += "; --nccl-version given";
+  if (measured && measured->nccl_version.empty()) measured->nccl_version = launch.nccl_version;  // the curve reading's launch
+  gpus_per_thread = launch.gpus_per_thread;
   CollectiveSpec spec;
   spec.gpus_per_thread = gpus_per_thread;
+  spec.nccl_version = launch.nccl_version;
   spec.algorithm = algorithm;
   spec.protocol = protocol;
   if (p2p == "off") spec.p2p_level = "OFF";
@@ -179,8 +207,7 @@ int collective_command(int argc, char** argv) {
   const int n = int(gpus.size());
   std::string out = fmt::format("# tpsim {} collective: {} on GPUs {} of {} (p2p {}){}\n# nranks {} (simulated)\n", TPSIM_VERSION,
                                 op_text, gpus_text, platform_path, p2p, cal ? ", calibration " + calibration_path : "", n);
-  out += fmt::format("# launch: {} ({})\n", gpus_per_thread > 1 ? fmt::format("one thread drives {} GPUs (nccl-tests -g {})", gpus_per_thread, gpus_per_thread)
-                                                           : "one process per GPU", launch_from);
+  out += "# launch: " + launch_text(launch) + "\n";
   if (!gpu_note.empty()) out += "# note: " + gpu_note + "\n";
   if (measured && !measured->failure.empty()) out += "# note: " + fit::failure_note(*measured) + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
@@ -230,6 +257,7 @@ int collective_command(int argc, char** argv) {
   out += fmt::format("# Avg bus bandwidth    : {:.2f}\n#\n", rows ? sum_busbw / rows : 0.0);
   if (explain) out += "# per size: algorithm/protocol, latency + bus bytes / bus bandwidth (busbw = algbw x bus factor)\n" + why;
   sweep.gpus_per_thread = gpus_per_thread;
+  sweep.nccl_version = launch.nccl_version;
   sweep.calibration_use = model.calibration_notes();
   for (const auto& line : sweep.calibration_use) out += "# calibration " + line + "\n";
   for (const auto& line : model.engine_notes()) out += "# " + line + "\n";

@@ -94,7 +94,7 @@ void read_model_part(LogReading& l, const CurveSetup& setup, const CurveLogInput
   if (in.log->op != CollectiveOp::all_reduce) l.estimate_missing = fmt::format("the log measures {}; Eq. 1.4.7 needs all-reduce times", collective_op_name(in.log->op));
   else if (gpu.spec) l.estimate = estimate_tp2_decode(l.curve, model, gpu);
   else l.estimate_missing = "the log names no GPU the GPU table knows; give --gpu NAME (or --platform)";
-  if (in.log->gpus_per_thread > 1)
+  if (in.log->gpus_per_thread > 1 && !nccl_group_launch(in.log->nccl_version))
     l.notes.push_back(fmt::format("the log ran one thread on {} GPUs (nccl-tests -g {}): its small-message times include serial launches, "
                                   "so alpha_eff may be above what an engine with a process per GPU pays",
                                   in.log->gpus_per_thread, in.log->gpus_per_thread));

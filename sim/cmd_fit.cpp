@@ -43,7 +43,7 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
 int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
-  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text, op_text;
+  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text, op_text, nccl_version;
   app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate");
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
@@ -57,7 +57,11 @@ int fit_command(int argc, char** argv) {
   add_curve_options(app, curve);
   app.add_option("--json", json_path, "write the curve reading as JSON (alpha_us, bus_bw_GBps, knee_B, s_star_B, alpha_star_us, tp2_decode_verdict per log)");
   app.add_option("--op", op_text, "the collective the logs measured, for logs that do not name their *_perf binary (all_reduce, ...)");
+  app.add_option("--nccl-version", nccl_version,
+                 "the NCCL release the logs ran, for logs that do not print it (e.g. 2.8.3: before 2.9 a thread's GPUs launch as one group)");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  if (!nccl_version.empty() && !nccl_release(nccl_version))
+    throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));
   if (inputs.empty() && gemm_path.empty() && hbm_path.empty() && launch_path.empty())
     throw ValueError("nothing to fit: give nccl-tests logs, a folder tpsim-calibrate wrote, or --gemm, --hbm, --launch");
   if (platform_path.empty() != gpus_text.empty()) throw ValueError("--platform and --gpus go together");
@@ -132,8 +136,11 @@ int fit_command(int argc, char** argv) {
     // table knows it); the platform only stands in for its links.
     const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
     f.gpu = logged ? logged->name : !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
-    f.nccl_version = log.nccl_version;
+    f.nccl_version = log.nccl_version.empty() ? nccl_version : log.nccl_version;
     std::vector<std::string> notes;
+    if (!nccl_version.empty() && !log.nccl_version.empty() && log.nccl_version != nccl_version)
+      notes.push_back(fmt::format("the log prints NCCL {}: --nccl-version {} is for logs that do not, and is not used", log.nccl_version,
+                                  nccl_version));
     if (opt.forced_protocol)
       notes.push_back(fmt::format("the log forced NCCL_PROTO={0}: only the {0} line is fitted, with no size pieces; the other "
                                   "protocols are written as copies the data did not constrain (fitted: false), and runs take "
@@ -160,7 +167,7 @@ int fit_command(int argc, char** argv) {
     std::cout << fmt::format("{}: {} on {} ranks ({}), {} sizes; sizes >= 1 KiB: median {:.1f}%, worst {:.1f}% at {:.0f} B\n", path,
                              collective_op_name(f.op), f.nranks, cls.empty() ? "path class unknown" : cls, log.rows.size(), f.large.median * 100,
                              f.large.worst * 100, f.large.worst_size_B);
-    if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread));
+    if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread, f.nccl_version));
     if (!log.failure.empty()) std::cout << fmt::format("  note: {}\n", fit::failure_note(log));
     for (const auto& n : notes) std::cout << fmt::format("  note: {}\n", n);
     cal.files.push_back(path);

@@ -57,7 +57,7 @@ std::string envelope_block(const CollectiveFit& c) {
   if (!c.gpu.empty()) out += fmt::format("    gpu: {}\n", scalar(c.gpu));
   if (!c.nccl_version.empty()) out += fmt::format("    nccl_version: {}\n", scalar(c.nccl_version));
   out += fmt::format("    gpus_per_thread: {}   # {}\n", c.gpus_per_thread,
-                     c.gpus_per_thread > 1 ? serial_launch_note(c.gpus_per_thread) : "one process (or thread) per GPU");
+                     c.gpus_per_thread > 1 ? serial_launch_note(c.gpus_per_thread, c.nccl_version) : "one process (or thread) per GPU");
   double lo = INFINITY, hi = 0;
   for (const FitPoint& p : c.points) lo = std::min(lo, p.size_B), hi = std::max(hi, p.size_B);
   if (hi > 0) out += fmt::format("    sizes: {{ min: {}, max: {} }}\n", bytes(lo), bytes(hi));

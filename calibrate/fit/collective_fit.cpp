@@ -402,7 +402,11 @@ FitResiduals residuals(const std::vector<FitPoint>& points, double min_size_B) {
   return r;
 }
 
-std::string serial_launch_note(int gpus_per_thread) {
+std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_version) {
+  if (nccl_group_launch(nccl_version))
+    return fmt::format("one thread launched on {} GPUs (nccl-tests -g {}) as one group: NCCL {} predates 2.9, whose default "
+                       "NCCL_LAUNCH_MODE=GROUP starts every GPU's kernel at once, so its small-size times hold no serial launches",
+                       gpus_per_thread, gpus_per_thread, nccl_version);
   return fmt::format("one thread launched on {} GPUs (nccl-tests -g {}): small-size times include its serial launches, "
                      "above what an engine with one process per GPU sees; rerun with -g 1, one rank per GPU, for that",
                      gpus_per_thread, gpus_per_thread);

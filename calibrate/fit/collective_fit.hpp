@@ -157,7 +157,8 @@ std::vector<std::pair<Algorithm, Protocol>> piece_labels(int k, CollectiveOp op,
 int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128);
 
 // What a log from one thread driving several GPUs (nccl-tests -g N) means for its latencies.
-std::string serial_launch_note(int gpus_per_thread);
+// NCCL before 2.9 launched them as one group (nccl_group_launch): no serial launches.
+std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_version);
 
 // Fits the out-of-place times of `log`. Throws InputError (located in log.file) when the
 // log holds fewer than MIN_FIT_POINTS usable sizes or a time that is not positive.

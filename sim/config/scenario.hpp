@@ -109,6 +109,7 @@ struct CollectiveSpec {
   std::string p2p_level;                   // "" = platform's or NCCL's default; "OFF" = `p2p: off` (NCCL_P2P_DISABLE=1)
   bool sequence_parallel = false;          // layer all-reduces as reduce-scatter + all-gather
   int gpus_per_thread = 1;                 // launch mode: 1 = a process per GPU (engines); N = nccl-tests -g N
+  std::string nccl_version;                // the NCCL release simulated ("": a current one); before 2.9, -g N is one group launch
   // Host-staged copy rates (collectives.host_copy_bandwidth / socket_copy_bandwidth): over a
   // calibration's and the defaults (model/host_staging.hpp).
   std::optional<double> host_copy_Bps, socket_copy_Bps;

@@ -104,7 +104,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
   const bool inside = within_envelope(e, t) && e.op == op;
-  const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread));
+  const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread, e.nccl_version));
   // A network's achieved share of its NICs is the fabric's (RoCE or InfiniBand, GPUDirect or not,
   // the stack's tuning), not the GPUs': it stays on NICs of the rate it measured.
   const bool same_nics = e.wire_Bps && std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;

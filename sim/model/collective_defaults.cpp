@@ -85,7 +85,15 @@ constexpr double LL128_ALL_REDUCE_EFF = 0.48;
 // Serial launches of one thread driving several GPUs (derived, not published): the recorded
 // -g 8 logs' small-size floors above the default latency of one process per GPU, per extra GPU:
 // A100 NCCL 2.19 all_reduce (35.5 - 15.2) / 7 = 2.9 us, OCI A100 all_reduce (32.0 - 15.2) / 7
-// = 2.4 us, H100 all_gather ring (34.7 - 11.0) / 7 = 3.4 us; their median.
+// = 2.4 us, H100 all_gather ring (NCCL 2.26) (34.7 - 11.0) / 7 = 3.4 us; their median.
+// NCCL before 2.9 launched them as one group (nccl_group_launch): none. Checked, not fitted: the
+// held-out 4x V100 PCIe -g 4 logs floor at 13.4 us (NCCL 2.8.3) and 16.4 (2.4.2) against
+// 6.8 + 6 x 1.0 = 12.8 as a group and 21.5 with 3 serial launches (their medians 23.7% -> 11.4%,
+// 8.4% -> 9.1%); a 2x RTX 2080 Ti NVLink -g 2 run on 2.6.4 (NVIDIA/nccl#340) floors at 7.2 us.
+// Against it: an 8x TITAN Xp -g 8 run the thread puts on 2.4.7 (tensorflow/tensorflow#30887, PCIe,
+// topology not given) floors at 42.9 us, as serial launches would have it (41.1 against 20.8). A
+// group of GPUs without cooperative multi-device launch falls back to launching one after the
+// other (enqueue.cc); whether these did is not known. Runs: tests/data/measured/launch_mode/.
 constexpr double SERIAL_LAUNCH_S = 2.9 * US;
 
 // NVLS-tree: network bytes per byte of S a node's NICs carry each way, over TREE_NET_EFF (1 on 2
@@ -168,7 +176,9 @@ double ll_max_bus_Bps(int compute_capability, int nodes, bool amd_host) {
   return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 42e9 : 39e9;
 }
 
-double serial_launch_s(int gpus_per_thread) { return std::max(0, gpus_per_thread - 1) * SERIAL_LAUNCH_S; }
+double serial_launch_s(int gpus_per_thread, std::string_view nccl_version) {
+  return nccl_group_launch(nccl_version) ? 0.0 : std::max(0, gpus_per_thread - 1) * SERIAL_LAUNCH_S;
+}
 
 std::string class_key(PathClass c, bool staged) {
   if (staged && c != PathClass::NET) return c == PathClass::SYS ? "SYS" : "SHM";

@@ -104,8 +104,9 @@ struct GroupSummary {
 double ll_max_bus_Bps(int compute_capability, int nodes = 1, bool amd_host = false);
 
 // One thread launching a collective on N GPUs (nccl-tests -g N) launches them one after the
-// other: (N - 1) * SERIAL_LAUNCH_S more fixed cost than one process per GPU.
-double serial_launch_s(int gpus_per_thread);
+// other: (N - 1) * SERIAL_LAUNCH_S more fixed cost than one process per GPU; none where the NCCL
+// release launched them as one group (before 2.9: nccl_group_launch).
+double serial_launch_s(int gpus_per_thread, std::string_view nccl_version);
 
 // A path class key as calibration files name it: NVL, PIX, PXB, PHB, SYS, NET; SHM (or SYS)
 // for host-staged paths.

@@ -85,7 +85,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
     note("default", fmt::format("{} {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
                                 protocol_name(p), n, key, protocol_name(p)));
   }
-  c.latency_s += serial_launch_s(spec_.gpus_per_thread);
+  c.latency_s += serial_launch_s(spec_.gpus_per_thread, spec_.nccl_version);
   if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
   return c;
 }
@@ -280,9 +280,9 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
   plan.algorithm = p.algorithm == Algorithm::direct && n != 2 ? Algorithm::ring : p.algorithm;
   plan.protocol = p.protocol;
   plan.latency_s =
-      spec_.fixed_latency_s.value_or(extrapolated_latency(p.latency_s - serial_launch_s(cp.entry->gpus_per_thread), p.algorithm,
+      spec_.fixed_latency_s.value_or(extrapolated_latency(p.latency_s - serial_launch_s(cp.entry->gpus_per_thread, cp.entry->nccl_version), p.algorithm,
                                                           plan.op, n, cp.entry->nranks, hop) +
-                                     serial_launch_s(spec_.gpus_per_thread));
+                                     serial_launch_s(spec_.gpus_per_thread, spec_.nccl_version));
   plan.bus_bw_Bps = p.bus_bw_Bps;
   plan.calibrated = true;
 }

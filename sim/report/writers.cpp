@@ -221,6 +221,8 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
             {"calibration", or_null(s.calibration)},
             {"compared_with", or_null(s.compared_with)},
             {"gpus_per_thread", s.gpus_per_thread},
+            {"nccl_version", or_null(s.nccl_version)},
+            {"group_launch", s.gpus_per_thread > 1 && nccl_group_launch(s.nccl_version)},
             {"calibration_use", s.calibration_use},
             {"log_settings", s.log_settings},
             {"units", {{"size_B", "bytes"},

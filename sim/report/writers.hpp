@@ -24,6 +24,7 @@ struct CollectiveSweep {
   std::vector<std::string> calibration_use = {};  // CollectiveModel::calibration_notes()
   std::vector<CollectiveSweepRow> rows = {};
   std::vector<std::string> log_settings = {};  // the compared log's NCCL_ALGO, ... as simulated
+  std::string nccl_version = {};              // the NCCL release simulated ("": a current one)
 };
 std::string render_collective_json(const CollectiveSweep& s, const std::string& version);
 

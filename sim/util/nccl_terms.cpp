@@ -1,5 +1,7 @@
 #include "nccl_terms.hpp"
 
+#include <cctype>
+
 namespace tpsim {
 
 const char* collective_op_name(CollectiveOp op) {
@@ -45,6 +47,38 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::nvls_tree: return "nvls_tree";
   }
   return "?";
+}
+
+namespace {
+// The leading digits of s as a number, and s past them; nullopt when s starts with no digit.
+std::optional<int> leading_number(std::string_view& s) {
+  int v = 0, digits = 0;
+  while (!s.empty() && std::isdigit(static_cast<unsigned char>(s.front())) && digits < 4) {
+    v = v * 10 + (s.front() - '0');
+    s.remove_prefix(1);
+    ++digits;
+  }
+  return digits ? std::optional<int>(v) : std::nullopt;
+}
+}  // namespace
+
+std::optional<std::array<int, 2>> nccl_release(std::string_view s) {
+  const auto major = leading_number(s);
+  if (!major || s.empty() || s.front() != '.') return std::nullopt;
+  s.remove_prefix(1);
+  const auto minor = leading_number(s);
+  if (!minor) return std::nullopt;
+  if (!s.empty() && s.front() == '.') {
+    s.remove_prefix(1);
+    if (!leading_number(s)) return std::nullopt;
+  }
+  if (!s.empty() && s.front() != '+') return std::nullopt;
+  return std::array<int, 2>{*major, *minor};
+}
+
+bool nccl_group_launch(std::string_view version) {
+  const auto r = nccl_release(version);
+  return r && ((*r)[0] < 2 || ((*r)[0] == 2 && (*r)[1] < 9));
 }
 
 }  // namespace tpsim

@@ -3,6 +3,8 @@
 // the collective model.
 #pragma once
 #include <array>
+#include <optional>
+#include <string_view>
 
 namespace tpsim {
 
@@ -38,5 +40,14 @@ constexpr std::array<Algorithm, 5> ALL_ALGORITHMS{Algorithm::direct, Algorithm::
 // NVLS or NVLS-tree: NVSwitch multicast, Simple only, S per rank through the switch.
 constexpr bool is_nvls(Algorithm a) { return a == Algorithm::nvls || a == Algorithm::nvls_tree; }
 const char* algorithm_name(Algorithm a);
+
+// A NCCL release as logs print it ("2.8.3", "2.8.3+cuda11.1") or a user gives it ("2.8"):
+// {major, minor}; nullopt for anything else.
+std::optional<std::array<int, 2>> nccl_release(std::string_view version);
+// One thread driving several GPUs (nccl-tests -g N): NCCL before 2.9 launched their kernels as one
+// group (NCCL_LAUNCH_MODE=GROUP, its default then: src/init.cc; one cooperative multi-device
+// launch where the GPUs support it), 2.9.6 and later one after the other (PARALLEL). False for
+// an unknown version: a current NCCL.
+bool nccl_group_launch(std::string_view version);
 
 }  // namespace tpsim

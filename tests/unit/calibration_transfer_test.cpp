@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -149,10 +150,10 @@ TEST_CASE("a line NVLS ran does not stand for a ring: the ring keeps the default
 
 TEST_CASE("serial launches: a -g 8 log's latency is an engine's plus 7 x 2.9 us, and --compare adds them back") {
   // serial_launch_s(N) = (N - 1) x 2.9 us (collective_defaults.cpp, derived from the -g 8 logs).
-  CHECK(serial_launch_s(1) == 0);
-  CHECK(serial_launch_s(8) == doctest::Approx(7 * 2.9e-6).scale(0));
+  CHECK(serial_launch_s(1, "") == 0);
+  CHECK(serial_launch_s(8, "") == doctest::Approx(7 * 2.9e-6).scale(0));
   const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, NVSWITCH_8);
-  const Calibration cal = simple_line(fit_default + serial_launch_s(8), 200e9, 300e9, Algorithm::ring, 8);
+  const Calibration cal = simple_line(fit_default + serial_launch_s(8, ""), 200e9, 300e9, Algorithm::ring, 8);
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
   for (int g : {1, 8}) {
@@ -161,7 +162,38 @@ TEST_CASE("serial launches: a -g 8 log's latency is an engine's plus 7 x 2.9 us,
     spec.gpus_per_thread = g;
     CollectiveModel model(topo, spec, &cal);
     // Same box, same ranks: ratio 1, so the latency is the default plus this launch mode's serial part.
-    CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(fit_default + serial_launch_s(g)).scale(0));
+    CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(fit_default + serial_launch_s(g, "")).scale(0));
+  }
+}
+
+TEST_CASE("NCCL before 2.9 launches one thread's GPUs as one group: no serial launches, fitted or simulated") {
+  // Releases as logs print them and users give them; 2.10 is after 2.9 (numbers, not text).
+  CHECK(nccl_release("2.8.3") == std::array<int, 2>{2, 8});
+  CHECK(nccl_release("2.26.2+cuda12.8") == std::array<int, 2>{2, 26});
+  CHECK(nccl_release("2.8") == std::array<int, 2>{2, 8});
+  for (const char* bad : {"", "2", "2.x", "v2.8.3", "2.8.3a", "2..3"}) CHECK_FALSE(nccl_release(bad));
+  // NCCL_LAUNCH_MODE defaulted to GROUP until 2.9.6 (src/init.cc, commit a46ea105); unknown: current.
+  CHECK(nccl_group_launch("2.8.4"));
+  CHECK(nccl_group_launch("2.4.2"));
+  CHECK_FALSE(nccl_group_launch("2.9.6"));
+  CHECK_FALSE(nccl_group_launch("2.10.3"));
+  CHECK_FALSE(nccl_group_launch(""));
+  CHECK(serial_launch_s(8, "2.8.3") == 0);
+  CHECK(serial_launch_s(8, "2.10.3") == doctest::Approx(7 * 2.9e-6).scale(0));
+  // A -g 8 fit from NCCL 2.8.3 holds no serial launches: its line's latency is an engine's as it
+  // stands, and a current NCCL's -g 8 adds 7 x 2.9 us to it (ratio 1: same box, same ranks).
+  const double fit_default = default_latency_s(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, NVSWITCH_8);
+  Calibration cal = simple_line(fit_default, 200e9, 300e9, Algorithm::ring, 8);
+  cal.collectives[0].nccl_version = "2.8.3";
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+  for (const char* simulated : {"2.8.3", "2.19.3"}) {
+    CollectiveSpec spec;
+    spec.protocol = "Simple";
+    spec.gpus_per_thread = 8;
+    spec.nccl_version = simulated;
+    CollectiveModel model(topo, spec, &cal);
+    CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(fit_default + serial_launch_s(8, simulated)).scale(0));
   }
 }
 

@@ -194,7 +194,7 @@ TEST_CASE("verbatim published logs: 0 B rows skipped, op from the test header or
     CHECK(fit.large.worst <= 0.25);
     // The calibration says when its latencies carry one thread's serial launches.
     const std::string yaml = calibration_yaml({{c.log}, {fit}, std::nullopt, std::nullopt});
-    CHECK((yaml.find(fmt::format("    gpus_per_thread: {}   # ", c.gpus_per_thread) + serial_launch_note(c.gpus_per_thread) + "\n") != std::string::npos) == (c.gpus_per_thread > 1));
+    CHECK((yaml.find(fmt::format("    gpus_per_thread: {}   # ", c.gpus_per_thread) + serial_launch_note(c.gpus_per_thread, fit.nccl_version) + "\n") != std::string::npos) == (c.gpus_per_thread > 1));
   }
   // A 0 B row after data is still an error: a log holds one sweep of increasing sizes.
   std::string text = slurp(recorded("2x-rtx2080ti-pcie-pix-no-p2p-all-gather.log"));

@@ -175,7 +175,7 @@ TEST_CASE("a staged LL step costs NCCL's PCIe LL step: the recorded -g 2 floor l
   const auto staged = [](int n, PathClass c) {
     return default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{n, c, true});
   };
-  CHECK(staged(2, PathClass::PIX) + serial_launch_s(2) == doctest::Approx(11.7 * US));
+  CHECK(staged(2, PathClass::PIX) + serial_launch_s(2, "") == doctest::Approx(11.7 * US));
   CHECK(staged(8, PathClass::SYS) == doctest::Approx(20.8 * US));
-  CHECK(staged(8, PathClass::SYS) + serial_launch_s(8) == doctest::Approx(41.1 * US));
+  CHECK(staged(8, PathClass::SYS) + serial_launch_s(8, "") == doctest::Approx(41.1 * US));
 }

@@ -213,7 +213,16 @@ TEST_CASE("tpsim collective --json: one row per size with its plan, units named,
   CollectiveSweep sweep{"all_reduce", "platforms/2gpu_nvlink.xml", "0-1", "on", "", "m.log", 2, 1, {}, {{S, &c, 20e-6}}};
   const auto j = nlohmann::json::parse(render_collective_json(sweep, "test"));
   CHECK(j["calibration"].is_null());
+  CHECK(j["nccl_version"].is_null());  // a current NCCL
+  CHECK(j["group_launch"] == false);   // one process per GPU launches nothing for others
   CHECK(j["units"]["busbw_GBps"].get<std::string>().find("bus bandwidth") == 0);
+  // One thread on 2 GPUs with NCCL 2.8.3: launched as one group (NCCL_LAUNCH_MODE=GROUP before 2.9).
+  CollectiveSweep old_nccl = sweep;
+  old_nccl.gpus_per_thread = 2;
+  old_nccl.nccl_version = "2.8.3";
+  const auto g = nlohmann::json::parse(render_collective_json(old_nccl, "test"));
+  CHECK(g["nccl_version"] == "2.8.3");
+  CHECK(g["group_launch"] == true);
   const auto& row = j["rows"][0];
   CHECK(row["size_B"].get<double>() == S);
   CHECK(row["algorithm"] == "direct");

@@ -48,8 +48,11 @@ def main(argv):
         source_times = {log: measured_times(run([tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare",
                                                  os.path.join(RECORDED, log)])[1]) for log, plat, gpus in recorded}
         worse_pairs = 0
-        for log, plat, gpus in ((e["log"], e["platform"], e["gpus"]) for e in held_out):
+        for e in held_out:
+            log, plat, gpus = e["log"], e["platform"], e["gpus"]
             base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)]
+            if "nccl_version" in e:
+                base += ["--nccl-version", e["nccl_version"]]
             rc, out, err = run(base)
             unc = median_error(out) if rc == 0 else None
             times = measured_times(out)
