@@ -6,6 +6,7 @@
 // TTFT plus the decode part, throughput inversely. Queueing moves with its step (an
 // approximation: near saturation a slower step queues more than in proportion).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,11 @@ namespace tpsim {
 
 // A relative spread and where the figure comes from: the figure may be `down` lower or `up`
 // higher (both relative; equal unless the spread is a factor, as for host-staged defaults).
+// A bandwidth spread moves only a collective's bandwidth term (phase_spread).
 struct Spread {
   double down = 0, up = 0;
   std::string source;
+  bool bandwidth_only = false;
 };
 
 // GPU time: datasheet defaults, or a calibration's GEMM table.
@@ -28,6 +31,10 @@ Spread gpu_time_spread(const Calibration* calibration);
 // through host memory at the default copy rates (`copy_rates_given`: the scenario set them).
 Spread collective_spread(const ConfigResult& c, const Calibration* calibration, const std::vector<std::string>& calibration_use,
                          bool copy_rates_given = false);
+
+// The spread of one phase's collective time: a bandwidth spread weighted by the share of `plan`'s
+// time that is bandwidth, its latency share at the defaults' spread; any other spread as it is.
+Spread phase_spread(const Spread& s, const std::optional<CollectivePlan>& plan);
 
 // The intervals of a configuration's figures for the two spreads.
 FigureBounds bounds_of(const ConfigResult& c, double gpu_spread, const Spread& collective_spread);

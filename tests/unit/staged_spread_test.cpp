@@ -41,16 +41,26 @@ std::map<std::pair<std::string, std::string>, double> box_plateaus() {
   return out;
 }
 
-ConfigResult staged_config(double gpu_ms, double coll_ms) {
+// A staged all-reduce of `latency_us` fixed cost and `bandwidth_us` of bytes over bandwidth.
+CollectivePlan staged_plan(double latency_us, double bandwidth_us) {
+  CollectivePlan plan;
+  plan.staged = true;
+  plan.latency_s = latency_us / 1e6, plan.bandwidth_s = bandwidth_us / 1e6;
+  return plan;
+}
+
+// Prefill and decode steps alike: gpu_ms of GPU time, coll_ms of collectives, whose all-reduces
+// are bandwidth-bound (prefill) and as `decode` says.
+ConfigResult staged_config(double gpu_ms, double coll_ms, CollectivePlan decode = staged_plan(0, 1000)) {
   ConfigResult c;
   c.name = "TP=2 staged";
   c.tp = 2;
   c.prefill.compute = gpu_ms / 1e3, c.prefill.collectives = coll_ms / 1e3;
   c.decode_step = c.prefill;
   c.ttft_s.p50 = c.e2e_s.p50 = c.prefill.total();
-  CollectivePlan plan;
-  plan.staged = true;
-  c.prefill_collective = c.decode_collective = plan;
+  c.tpot_s.p50 = c.decode_step.total();
+  c.prefill_collective = staged_plan(0, 1000);
+  c.decode_collective = decode;
   return c;
 }
 
@@ -84,6 +94,27 @@ TEST_CASE("a staged collective's interval is a factor either way, the GPU part s
   CHECK(b.prefill_s.low == doctest::Approx(0.098300 + 0.050 / 1.325));
   CHECK(b.prefill_s.high == doctest::Approx(0.101700 + 0.050 * 1.325));
   CHECK(b.collective_spread_down < b.collective_spread_up);
+}
+
+TEST_CASE("the staged factor moves a collective's bandwidth term; its latency term keeps the defaults' spread") {
+  // A latency-bound decode all-reduce, 30 us fixed + 10 us of bytes: bandwidth share 10 / 40 = 0.25.
+  // down = 0.25 x (1 - 1/1.325) + 0.75 x 0.089 = 0.0613 + 0.0668 = 0.1280;
+  // up   = 0.25 x 0.325        + 0.75 x 0.089 = 0.0813 + 0.0668 = 0.1480.
+  const ConfigResult c = staged_config(100, 50, staged_plan(30, 10));
+  const Spread coll = collective_spread(c, nullptr, {});
+  const Spread decode = phase_spread(coll, c.decode_collective);
+  CHECK(decode.down == doctest::Approx(0.25 * (1 - 1 / 1.325) + 0.75 * 0.089));
+  CHECK(decode.up == doctest::Approx(0.25 * 0.325 + 0.75 * 0.089));
+  // The prefill's all-reduce is all bandwidth: the factor whole.
+  const Spread prefill = phase_spread(coll, c.prefill_collective);
+  CHECK(prefill.up == doctest::Approx(0.325).epsilon(0.005));
+  // TPOT high = 100 ms x 1.017 + 50 ms x 1.148 = 101.7 + 57.4 = 159.1 ms; TTFT high as before, 167.95 ms.
+  const FigureBounds b = bounds_of(c, 0.017, coll);
+  CHECK(b.tpot_p50_s.high == doctest::Approx(0.1017 + 0.050 * (1 + 0.25 * 0.325 + 0.75 * 0.089)));
+  CHECK(b.ttft_p50_s.high == doctest::Approx(0.1017 + 0.050 * 1.325));
+  // A spread that is not a bandwidth spread is the same for every phase.
+  const Spread plain = collective_spread(c, nullptr, {}, true);
+  CHECK(phase_spread(plain, c.decode_collective).up == plain.up);
 }
 
 TEST_CASE("copy rates the scenario sets are not the defaults: the staged factor does not apply") {
