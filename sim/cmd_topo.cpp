@@ -91,8 +91,9 @@ std::string show(const PlatformDesc& p) {
   return out;
 }
 
-std::vector<std::string> import_notes(const TopoMatrix& m) {
+std::vector<std::string> import_notes(const TopoMatrix& m, const std::string& gpu_model) {
   std::vector<std::string> notes = m.notes;
+  if (auto note = missing_nvlink_note(m, gpu_model)) notes.push_back(*note);
   if (std::string note = infer_pcie_tree(m).numa_note; !note.empty()) notes.push_back(note);
   return notes;
 }
@@ -127,7 +128,7 @@ int topo_command(int argc, char** argv) {
     if (!p2p.empty() && p2p != "yes" && p2p != "no")
       throw InputError({}, fmt::format("--p2p: expected yes or no, not '{}'", p2p));
     if (!p2p.empty()) spec.p2p = p2p == "yes", spec.p2p_given = true;
-    for (const std::string& note : import_notes(m)) std::cerr << note << "\n";
+    for (const std::string& note : import_notes(m, spec.gpu_model)) std::cerr << note << "\n";
     write_file_atomically(output, platform_xml(m, spec, cpu));
     std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);
     return 0;

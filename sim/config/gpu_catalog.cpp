@@ -4,6 +4,9 @@
 #include <cctype>
 #include <utility>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "util/spelling.hpp"
 
 namespace tpsim {
@@ -395,17 +398,32 @@ const GpuSpec* find_gpu_any_name(const std::string& name) {
 }
 
 std::string gpu_name_hint(const std::string& name) {
-  std::vector<std::string> keys, shown;
+  std::vector<std::string> keys, shown, model;  // per name tpsim knows: normalised, as shown, the model it names
   for (const auto& g : gpu_catalog()) {
     keys.push_back(normalise_gpu_name(g.name));
     shown.push_back("'" + g.name + "'");
+    model.push_back(g.name);
   }
   for (const auto& [tpsim, smi] : smi_names())
     if (find_gpu(tpsim)) {
       keys.push_back(normalise_gpu_name(smi));
       shown.push_back("'" + tpsim + "' (nvidia-smi: " + smi + ")");
+      model.push_back(tpsim);
     }
-  const auto near = closest_match(normalise_gpu_name(name), keys);
+  // A short name that several models contain ("H100", "RTX2080"): those models, up to six.
+  const std::string given = normalise_gpu_name(name);
+  std::vector<std::size_t> containing;
+  for (std::size_t i = 0; i < keys.size() && given.size() >= 3; ++i)
+    if (keys[i].find(given) != std::string::npos &&
+        std::none_of(containing.begin(), containing.end(), [&](std::size_t j) { return model[j] == model[i]; }))
+      containing.push_back(i);
+  if (containing.size() == 1) return "; did you mean " + shown[containing[0]] + "?";
+  if (!containing.empty() && containing.size() <= 6) {
+    std::vector<std::string> names;
+    for (std::size_t i : containing) names.push_back("'" + model[i] + "'");
+    return fmt::format("; did you mean one of {}?", fmt::join(names, ", "));
+  }
+  const auto near = closest_match(given, keys);
   if (!near) return "";
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (keys[i] == *near) return "; did you mean " + shown[i] + "?";

@@ -47,4 +47,15 @@ GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
   throw ValueError(fmt::format("unknown GPU model '{}'{}", gpu_model, hint));
 }
 
+std::optional<std::string> missing_nvlink_note(const TopoMatrix& m, const std::string& gpu_model) {
+  const bool always_nvlink = gpu_model.find("SXM") != std::string::npos || gpu_model.rfind("GB", 0) == 0 || gpu_model.rfind("GH", 0) == 0;
+  if (!always_nvlink || m.gpu_count < 2) return std::nullopt;
+  for (int a = 0; a < m.gpu_count; ++a)
+    for (int b = 0; b < m.gpu_count; ++b)
+      if (m.path(a, b).code == PathCode::NV) return std::nullopt;
+  return fmt::format("{}: note: no GPU pair is on NVLink, yet {} GPUs are joined by NVLink: if this is `nvidia-smi topo -mp` "
+                     "(PCIe paths only), import `nvidia-smi topo -m` instead; imported as the matrix says",
+                     m.file, gpu_model);
+}
+
 }  // namespace tpsim

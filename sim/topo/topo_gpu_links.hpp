@@ -7,8 +7,11 @@
 // Everything here that is not a datasheet value is an assumption, and the platform's header
 // comment says so; a calibration replaces the rates that matter.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "topo_matrix.hpp"
 
 namespace tpsim {
 
@@ -40,5 +43,9 @@ struct GpuLinkSpec {
 // The spec for a GPU model name (e.g. "A100-SXM4-80GB"). An unknown name is a ValueError whose
 // message suggests the nearest known name (the caller adds the location: `--gpu`, a YAML key).
 GpuLinkSpec gpu_link_spec(const std::string& gpu_model);
+
+// SXM modules and Grace superchips always join their GPUs by NVLink: a note when their matrix has
+// no NV# entry, most likely `nvidia-smi topo -mp` (PCIe paths only); nullopt otherwise.
+std::optional<std::string> missing_nvlink_note(const TopoMatrix& m, const std::string& gpu_model);
 
 }  // namespace tpsim

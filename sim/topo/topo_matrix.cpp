@@ -184,9 +184,10 @@ private:
   void read_elided_row(int line, const std::vector<Token>& toks, std::size_t cut, int dev);
   void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
   void read_row(int line, std::vector<Token> toks, const std::string& text);
-  std::optional<Token> empty_cpu_affinity_cell(const std::string& text, int gpu) const;
+  std::vector<std::pair<std::size_t, Token>> empty_affinity_cells(const std::string& text, int gpu) const;
   void store_path(int line, const Token& t, int row, int col_device);
   void read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu);
+  int first_of_node_list(int line, const Token& t, int gpu);
   void read_nic_legend(int line, const std::vector<Token>& toks);
   void check_complete(int end_line);
   std::string column_summary() const;
@@ -194,7 +195,8 @@ private:
   TopoMatrix m_;
   std::vector<int> column_device_;       // header column -> device id
   std::vector<Affinity> affinity_;       // the affinity columns, in order
-  bool cpu_affinity_empty_noted_ = false;
+  bool affinity_empty_noted_ = false;
+  bool node_list_noted_ = false;
   std::vector<std::string> affinity_names_;
   std::map<std::string, int> device_by_label_;
   std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
@@ -381,18 +383,32 @@ std::string Reader::column_summary() const {
 // nvidia-smi leaves a GPU's CPU Affinity cell empty where it knows no CPUs near it (GPUs 1-3 of
 // tests/data/topo/4xh100-nv18-empty-cpu-affinity.txt: "GPU1\tNV18\t X \tNV18\tNV18\t\t1\t\tN/A"). With its tabs kept, the cell
 // after the device columns is empty: an N/A token at its column, or nullopt where it is not.
-std::optional<Token> Reader::empty_cpu_affinity_cell(const std::string& text, int gpu) const {
-  if (!m_.devices[gpu].is_gpu || affinity_.empty() || affinity_[0] != Affinity::cpu) return std::nullopt;
+// A tab-separated GPU row's affinity cells that hold nothing (nvidia-smi knows no CPUs or NUMA node
+// near the GPU, as in a container): per empty cell, its index among the affinity columns and an
+// N/A token at its column. nvidia-smi puts two tabs before the GPU NUMA ID cell, and some copies
+// end rows with tabs: those empty cells are padding, not values.
+std::vector<std::pair<std::size_t, Token>> Reader::empty_affinity_cells(const std::string& text, int gpu) const {
+  if (!m_.devices[gpu].is_gpu) return {};
   std::size_t start = 0;
   for (std::size_t cell = 0; cell <= column_device_.size(); ++cell) {  // skip the label and the device cells
     start = text.find('\t', start);
-    if (start == std::string::npos) return std::nullopt;
+    if (start == std::string::npos) return {};
     ++start;
   }
-  const std::size_t end = std::min(text.find('\t', start), text.size());
-  for (std::size_t i = start; i < end; ++i)
-    if (!is_blank_char(text[i])) return std::nullopt;
-  return Token{"N/A", static_cast<int>(start) + 1};
+  std::vector<std::pair<std::size_t, std::size_t>> cells;  // [begin, end) of each tab-separated cell
+  for (std::size_t end; start <= text.size(); start = end + 1) {
+    end = std::min(text.find('\t', start), text.size());
+    cells.push_back({start, end});
+  }
+  auto blank = [&](std::pair<std::size_t, std::size_t> c) { return std::all_of(text.begin() + c.first, text.begin() + c.second, is_blank_char); };
+  while (cells.size() > affinity_.size() && blank(cells.back())) cells.pop_back();
+  if (!affinity_.empty() && affinity_.back() == Affinity::gpu_numa_id)
+    while (cells.size() > affinity_.size() && cells.size() >= 2 && blank(cells[cells.size() - 2])) cells.erase(cells.end() - 2);
+  if (cells.size() != affinity_.size()) return {};
+  std::vector<std::pair<std::size_t, Token>> empty;
+  for (std::size_t a = 0; a < cells.size(); ++a)
+    if (blank(cells[a])) empty.push_back({a, Token{"N/A", static_cast<int>(cells[a].first) + 1}});
+  return empty;
 }
 
 void Reader::read_row(int line, std::vector<Token> toks, const std::string& text) {
@@ -422,16 +438,22 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
   if (cut != toks.end()) return read_elided_row(line, toks, static_cast<std::size_t>(cut - toks.begin()), dev);
   bool gpu = m_.devices[dev].is_gpu;
   std::size_t want = 1 + column_device_.size() + (gpu ? affinity_.size() : 0);
-  if (toks.size() + 1 == want)
-    if (auto empty = empty_cpu_affinity_cell(text, dev)) {
-      toks.insert(toks.begin() + 1 + column_device_.size(), *empty);
-      if (!cpu_affinity_empty_noted_)
-        m_.notes.push_back(format_note(Location{m_.file, line, empty->col},
-                                       fmt::format("{}'s CPU Affinity cell is empty (nvidia-smi knows no CPUs near it): read "
-                                                   "as N/A, and so for any other such row",
-                                                   label.text)));
-      cpu_affinity_empty_noted_ = true;
+  if (toks.size() < want) {
+    const auto empty = empty_affinity_cells(text, dev);
+    if (!empty.empty() && toks.size() + empty.size() == want) {
+      std::vector<std::string> names;
+      for (const auto& [a, t] : empty) {
+        toks.insert(toks.begin() + 1 + column_device_.size() + a, t);
+        names.push_back(affinity_names_[a]);
+      }
+      if (!affinity_empty_noted_)
+        m_.notes.push_back(format_note(Location{m_.file, line, empty.front().second.col},
+                                       fmt::format("{}'s {} cell{} empty (nvidia-smi knows nothing near it): read as N/A, and so "
+                                                   "for any other such row",
+                                                   label.text, fmt::join(names, " and "), names.size() > 1 ? "s are" : " is")));
+      affinity_empty_noted_ = true;
     }
+  }
   if (toks.size() != want) {
     std::string what = gpu ? column_summary()
                            : fmt::format("{} devices; NIC rows have no affinity columns", column_device_.size());
@@ -515,6 +537,21 @@ void Reader::store_path(int line, const Token& t, int row, int col_device) {
   if (!mirror.given) m_.paths[col_device][row] = *entry;
 }
 
+// A NUMA Affinity that lists nodes (Grace hosts list the CPU's node, then the nodes their GPUs'
+// memory shows as): the first is the node the GPU hangs off.
+int Reader::first_of_node_list(int line, const Token& t, int gpu) {
+  const std::string first = t.text.substr(0, t.text.find_first_of(",-"));
+  if (!all_digits(first, 0)) fail(line, t, fmt::format("NUMA Affinity of GPU{} is '{}'; expected a NUMA node number or N/A", gpu, t.text));
+  const int node = std::stoi(first);
+  if (!node_list_noted_)
+    m_.notes.push_back(format_note(Location{m_.file, line, t.col},
+                                   fmt::format("GPU{}'s NUMA Affinity lists nodes ({}), as on Grace hosts whose GPU memory shows as "
+                                               "NUMA nodes: the first, {}, is taken as its node, and so for any other such row",
+                                               gpu, t.text, node)));
+  node_list_noted_ = true;
+  return node;
+}
+
 void Reader::read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu) {
   auto number_or_na = [&](const Token& t, const char* what) {
     if (t.text == "N/A") return -1;
@@ -532,7 +569,8 @@ void Reader::read_gpu_affinity(int line, const std::vector<Token>& toks, std::si
         m_.cpu_affinity[gpu] = t.text;
         break;
       case Affinity::numa:
-        m_.numa_node[gpu] = number_or_na(t, "NUMA Affinity");
+        m_.numa_node[gpu] = t.text != "N/A" && !all_digits(t.text, 0) && is_cpu_list(t.text) ? first_of_node_list(line, t, gpu)
+                                                                                              : number_or_na(t, "NUMA Affinity");
         numa_token_[gpu] = t;
         numa_token_line_[gpu] = line;
         break;
@@ -577,6 +615,16 @@ void Reader::check_complete(int end_line) {
                      "not guess the missing paths and NUMA nodes: paste the whole `nvidia-smi topo -m` output",
                      fmt::join(missing, ", "), m_.gpu_count, have.empty() ? "none" : fmt::format("{}", fmt::join(have, ", "))));
   }
+  // NIC rows cut short (a copy that ends after some of them): the GPU rows give every GPU-NIC path.
+  std::vector<std::string> nics_without_row;
+  for (std::size_t d = m_.gpu_count; d < m_.devices.size(); ++d)
+    if (row_line_[d] == 0) nics_without_row.push_back(m_.devices[d].label);
+  if (!nics_without_row.empty())
+    m_.notes.push_back(format_note(Location{m_.file, end_line, 1},
+                                   fmt::format("the matrix has no row for {}: their paths to the devices with rows (every GPU) "
+                                               "are read from those rows, the paths among them are not given, and the PCIe tree "
+                                               "is inferred without them",
+                                               fmt::join(nics_without_row, ", "))));
   // NUMA nodes: for all GPUs or for none.
   int known = static_cast<int>(std::count_if(m_.numa_node.begin(), m_.numa_node.end(), [](int n) { return n >= 0; }));
   if (known > 0 && known < m_.gpu_count) {

@@ -88,6 +88,14 @@ TEST_CASE("GPU table: a near misspelling of an nvidia-smi name hints the near GP
                        "unknown GPU model 'Tesla V100-PCIE-16G'; did you mean 'V100-PCIe-16GB'?", ValueError);
 }
 
+TEST_CASE("GPU table: a short name several models contain hints those models, not a near other GPU") {
+  // "h100" is part of three models' normalised names (and of their nvidia-smi names); by edit distance
+  // alone it would be one edit from "h200", another GPU.
+  CHECK(gpu_name_hint("H100") == "; did you mean one of 'H100-SXM5-80GB', 'H100-PCIe-80GB', 'H100-NVL-94GB'?");
+  CHECK(gpu_name_hint("NVIDIA H100 SXM5") == "; did you mean 'H100-SXM5-80GB'?");  // "h100sxm5" in "h100sxm580gb"
+  CHECK(gpu_name_hint("RTX2080") == "; did you mean 'RTX2080Ti-11GB'?");          // not the RTX 5080, one edit away
+}
+
 TEST_CASE("GPU table: every row has a source and physically ordered figures") {
   for (const GpuSpec& g : gpu_catalog()) {
     CAPTURE(g.name);

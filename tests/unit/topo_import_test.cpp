@@ -425,7 +425,7 @@ TEST_CASE("an empty CPU Affinity cell (tabs kept) reads as N/A, with a note") {
   CHECK(m.cpu_affinity == std::vector<std::string>{"0-7", "N/A"});
   CHECK(m.numa_node == std::vector<int>{0, 1});
   REQUIRE(m.notes.size() == 1);
-  CHECK(m.notes[0] == "topo.txt:3:15: note: GPU1's CPU Affinity cell is empty (nvidia-smi knows no CPUs near it): read as N/A, "
+  CHECK(m.notes[0] == "topo.txt:3:15: note: GPU1's CPU Affinity cell is empty (nvidia-smi knows nothing near it): read as N/A, "
                       "and so for any other such row");
   // Blanks instead of tabs: the cell cannot be seen, and the short row stays a located error, at the
   // end of its 50 characters.
@@ -437,6 +437,71 @@ TEST_CASE("an empty CPU Affinity cell (tabs kept) reads as N/A, with a note") {
                        "topo.txt:3:51: error: row GPU1 has 4 entries but the header has 5 columns (2 devices, CPU Affinity, "
                        "NUMA Affinity, GPU NUMA ID)",
                        InputError);
+}
+
+TEST_CASE("a container's matrix, its CPU and NUMA Affinity cells both empty, reads them as N/A") {
+  // "GPU0\t X \tNV8\tPIX\t\t\t\tN/A": after the device cells an empty CPU cell, an empty NUMA cell,
+  // the second tab nvidia-smi puts before GPU NUMA ID, then N/A. Split on blanks the row has 2
+  // entries fewer than the header; the CPU cell opens at column 18 (17 characters before it).
+  const std::string text =
+      "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+      "GPU0\t X \tNV8\tPIX\t\t\t\tN/A\n"
+      "GPU1\tNV8\t X \tSYS\t\t\t\tN/A\n"
+      "NIC0\tPIX\tSYS\t X \n";
+  const TopoMatrix m = parse_topo_matrix(text, "topo.txt");
+  CHECK(m.cpu_affinity == std::vector<std::string>{"N/A", "N/A"});
+  CHECK(m.numa_node == std::vector<int>{-1, -1});
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0] == "topo.txt:2:18: note: GPU0's CPU Affinity and NUMA Affinity cells are empty (nvidia-smi knows nothing near it): "
+                      "read as N/A, and so for any other such row");
+}
+
+TEST_CASE("a Grace host's NUMA Affinity lists nodes: the first is the GPU's, with a note") {
+  // GB200-style rows: the CPU's node, then the nodes its GPUs' memory shows as.
+  const std::string text =
+      "        GPU0    GPU1    CPU Affinity    NUMA Affinity    GPU NUMA ID\n"
+      "GPU0     X      NV18    0-71            0,3-9            2\n"
+      "GPU1    NV18     X      72-143          1,19-25          10\n";
+  const TopoMatrix m = parse_topo_matrix(text, "topo.txt");
+  CHECK(m.numa_node == std::vector<int>{0, 1});
+  CHECK(m.gpu_numa_id == std::vector<int>{2, 10});
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0] == "topo.txt:2:41: note: GPU0's NUMA Affinity lists nodes (0,3-9), as on Grace hosts whose GPU memory shows as NUMA "
+                      "nodes: the first, 0, is taken as its node, and so for any other such row");
+  // A list that starts with no number is still an error, located at the cell.
+  CHECK_THROWS_WITH_AS(parse_topo_matrix("        GPU0    GPU1    CPU Affinity    NUMA Affinity\n"
+                                         "GPU0     X      NV18    0-71            1234567,3\n"
+                                         "GPU1    NV18     X      72-143          1\n",
+                                         "topo.txt"),
+                       "topo.txt:2:41: error: NUMA Affinity of GPU0 is '1234567,3'; expected a NUMA node number or N/A", InputError);
+}
+
+TEST_CASE("NIC rows a copy leaves out import from the GPU rows, with a note") {
+  const std::string text =
+      "        GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity\n"
+      "GPU0     X      NV18    PIX     SYS     0-7             0\n"
+      "GPU1    NV18     X      SYS     PIX     8-15            1\n"
+      "NIC0    PIX     SYS      X      SYS\n";
+  const TopoMatrix m = parse_topo_matrix(text, "topo.txt");
+  CHECK(m.nic_count() == 2);
+  CHECK(m.path(1, 3).code == PathCode::PIX);  // GPU1-NIC1, from GPU1's row
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0] == "topo.txt:5:1: note: the matrix has no row for NIC1: their paths to the devices with rows (every GPU) are read from "
+                      "those rows, the paths among them are not given, and the PCIe tree is inferred without them");
+}
+
+TEST_CASE("SXM GPUs with no NVLink in their matrix: a note that it may be `topo -mp`") {
+  const TopoMatrix pcie_only = parse_topo_matrix("        GPU0    GPU1    CPU Affinity    NUMA Affinity\n"
+                                                 "GPU0     X      NODE    0-7             0\n"
+                                                 "GPU1    NODE     X      0-7             0\n",
+                                                 "topo.txt");
+  const auto note = missing_nvlink_note(pcie_only, "H100-SXM5-80GB");
+  REQUIRE(note);
+  CHECK(*note == "topo.txt: note: no GPU pair is on NVLink, yet H100-SXM5-80GB GPUs are joined by NVLink: if this is `nvidia-smi topo "
+                 "-mp` (PCIe paths only), import `nvidia-smi topo -m` instead; imported as the matrix says");
+  CHECK_FALSE(missing_nvlink_note(pcie_only, "H100-PCIe-80GB"));  // a PCIe card: NVLink only with a bridge
+  const TopoMatrix nvlink = parse_topo_matrix("        GPU0    GPU1\nGPU0     X      NV18\nGPU1    NV18     X\n", "topo.txt");
+  CHECK_FALSE(missing_nvlink_note(nvlink, "H100-SXM5-80GB"));
 }
 
 TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
