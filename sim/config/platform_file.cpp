@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <pugixml.hpp>
 
 #include "p2p_policy.hpp"
@@ -218,6 +219,10 @@ void Reader::read_zone(const pugi::xml_node& zone, PlatformDesc& out) {
       auto p = props(child);
       if (!p.count("kind")) fail(child, "link '" + l.id + "' needs a 'kind' property (see platforms/README.md)");
       l.kind = kind_of(child, p["kind"]);
+      if (l.kind == LinkKind::pcie_switch && p.count("members")) {
+        std::istringstream words(p["members"]);
+        for (std::string m; words >> m;) l.members.push_back(m);
+      }
       if (link_index_.count(l.id)) fail(child, "link '" + l.id + "' is defined twice");
       link_index_[l.id] = static_cast<int>(out.links.size());
       out.links.push_back(l);

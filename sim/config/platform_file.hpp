@@ -20,6 +20,7 @@ struct LinkDesc {
   double bandwidth_Bps;
   double latency_s;
   bool split_duplex;
+  std::vector<std::string> members = {};  // a PCIe switch's `members`: the GPU hosts and NIC links below it
 };
 
 struct GpuDesc {

@@ -30,8 +30,24 @@ constexpr double SOCKET_COPY_BPS = 1.44e9;
 
 StagingRates default_staging_rates() { return {HOST_COPY_BPS, SOCKET_COPY_BPS}; }
 
+namespace {
+// A NIC shares a PCIe switch with the GPU host `gpu_host` (PIX or PXB in `nvidia-smi topo -m`).
+bool nic_behind_switch(const PlatformDesc& platform, const std::string& gpu_host) {
+  auto is_nic = [&](const std::string& id) {
+    return std::any_of(platform.links.begin(), platform.links.end(), [&](const LinkDesc& l) { return l.kind == LinkKind::nic && l.id == id; });
+  };
+  for (const auto& l : platform.links)
+    if (l.kind == LinkKind::pcie_switch && std::find(l.members.begin(), l.members.end(), gpu_host) != l.members.end() &&
+        std::any_of(l.members.begin(), l.members.end(), is_nic))
+      return true;
+  return false;
+}
+}  // namespace
+
 StagedEdge staged_edge(const PlatformDesc& platform, const GpuPath& path) {
   StagedEdge e;
+  if (!path.legs.empty())
+    e.nics_near_both = nic_behind_switch(platform, path.legs.front().src_host) && nic_behind_switch(platform, path.legs.back().dst_host);
   const double inf = std::numeric_limits<double>::infinity();
   e.up_Bps = e.down_Bps = inf;
   for (std::size_t leg = 0; leg < path.legs.size(); ++leg)
@@ -79,9 +95,19 @@ std::string staging_note(const StagedEdge& e, const StagingRates& r) {
     whence = std::string("copy rates set by the scenario (collectives.host_copy_bandwidth") + (socket ? ", socket_copy_bandwidth)" : ")");
   else
     whence = host_given ? "host copy set by the scenario, socket copy the default" : "socket copy set by the scenario, host copy the default";
-  return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, {}",
+  // NCCL 2.14 and later (paths.cc ncclTopoCheckNet, called by the P2P and SHM transports) send a pair
+  // through the network when both GPUs reach a NIC at PXB or closer faster than NCCL's model of
+  // the path between them; across sockets that model is the socket link's constant (topo.h).
+  const std::string nics = socket && e.nics_near_both
+                               ? "; both GPUs of its slowest pair have a NIC behind their PCIe switch: NCCL 2.14 and later send such a "
+                                 "pair through the NICs when they beat the socket link NCCL assumes (ncclTopoCheckNet; topo.h: 10 GB/s on "
+                                 "Skylake to Ice Lake, 16 on AMD, 22 or 40 on Sapphire or Emerald Rapids), which tpsim does not model: "
+                                 "the staged time may then be too slow (NVIDIA's figure, nccl#406: 12 GB/s instead of 6 to 9); "
+                                 "NCCL_NET_DISABLE_INTRA=1 keeps the pair on shared memory, as simulated"
+                               : "";
+  return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, {}{}",
                      e.up_Bps / 1e9, r.host_copy_Bps / 1e9, e.down_Bps / 1e9,
-                     socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence);
+                     socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence, nics);
 }
 
 StagingFit fit_staging(const StagedEdge& e, double bus_Bps) {

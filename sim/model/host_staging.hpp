@@ -22,6 +22,9 @@ struct StagedEdge {
   double up_Bps = 0;            // narrowest link GPU -> its socket
   double down_Bps = 0;          // narrowest link socket -> the receiving GPU, UPI/xGMI left out
   bool crosses_socket = false;  // the second leg crosses a UPI/xGMI link
+  // Both GPUs have a NIC behind one of their PCIe switches (PIX or PXB; the platform's switch
+  // `members`): NCCL 2.14 and later may send such a pair through the NICs instead (staging_note).
+  bool nics_near_both = false;
 };
 
 // Host-copy and socket-crossing rates: a calibration's where it measured them, else the defaults.

@@ -17,6 +17,9 @@
 #include "model/collective_defaults.hpp"
 #include "model/collective_model.hpp"
 #include "model/host_staging.hpp"
+#include "topo/topo_gpu_links.hpp"
+#include "topo/topo_matrix.hpp"
+#include "topo/topo_platform.hpp"
 
 using namespace tpsim;
 
@@ -178,4 +181,35 @@ TEST_CASE("a staged LL step costs NCCL's PCIe LL step: the recorded -g 2 floor l
   CHECK(staged(2, PathClass::PIX) + serial_launch_s(2, "") == doctest::Approx(11.7 * US));
   CHECK(staged(8, PathClass::SYS) == doctest::Approx(20.8 * US));
   CHECK(staged(8, PathClass::SYS) + serial_launch_s(8, "") == doctest::Approx(41.1 * US));
+}
+
+TEST_CASE("a staged pair across sockets whose GPUs each have a NIC behind their switch: the note says NCCL may use the NICs") {
+  // Two GPUs on two sockets, each with a NIC on its PCIe switch (PIX). NCCL 2.14 and later send such a
+  // pair through the NICs when they beat its socket-link constant (paths.cc ncclTopoCheckNet); tpsim
+  // keeps it staged and says so. Without the NICs the note stays as it was.
+  auto note_for = [](const std::string& matrix, const std::string& name) {
+    const std::string path = (tpsim::test::scratch_dir() / name).string();
+    std::ofstream(path) << platform_xml(parse_topo_matrix(matrix, name), gpu_link_spec("L40S-48GB"), "intel");
+    Topology topo(load_platform_file(path), {}, "");
+    CollectiveModel model(topo, CollectiveSpec{}, nullptr);
+    const GroupSummary g = model.summary(CollectiveOp::all_reduce, {0, 1});
+    REQUIRE(g.staged_edge);
+    CHECK(g.staged_edge->crosses_socket);
+    return staging_note(*g.staged_edge, g.staging);
+  };
+  const std::string with_nics = note_for("        GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity\n"
+                                         "GPU0     X      SYS     PIX     SYS     0-7             0\n"
+                                         "GPU1    SYS      X      SYS     PIX     8-15            1\n"
+                                         "NIC0    PIX     SYS      X      SYS\n"
+                                         "NIC1    SYS     PIX     SYS      X\n",
+                                         "nics.txt");
+  CHECK(with_nics.find("both GPUs of its slowest pair have a NIC behind their PCIe switch: NCCL 2.14 and later send such a pair "
+                       "through the NICs") != std::string::npos);
+  CHECK(with_nics.ends_with("NCCL_NET_DISABLE_INTRA=1 keeps the pair on shared memory, as simulated"));
+  const std::string one_nic = note_for("        GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity\n"
+                                       "GPU0     X      SYS     PIX     0-7             0\n"
+                                       "GPU1    SYS      X      SYS     8-15            1\n"
+                                       "NIC0    PIX     SYS      X\n",
+                                       "one-nic.txt");
+  CHECK(one_nic.find("NIC") == std::string::npos);  // GPU1 has no NIC near it: NCCL keeps SHM
 }
