@@ -187,7 +187,11 @@ int collective_command(int argc, char** argv) {
     throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));
   LaunchMode launch = default_launch_mode(measured ? &*measured : nullptr, compare_path, cal.get());
   if (gpus_per_thread > 0) launch.gpus_per_thread = gpus_per_thread, launch.from = "given";
-  if (nccl_version_opt->count()) launch.nccl_version = nccl_version, launch.from += "; --nccl-version given";
+  if (nccl_version_opt->count()) {
+    const bool over = !launch.nccl_version.empty() && launch.nccl_version != nccl_version;
+    launch.from += "; --nccl-version given" + (over ? " over the " + launch.nccl_version + " of " + (measured ? "the log" : "the calibration") : "");
+    launch.nccl_version = nccl_version;
+  }
   if (measured && measured->nccl_version.empty()) measured->nccl_version = launch.nccl_version;  // the curve reading's launch
   gpus_per_thread = launch.gpus_per_thread;
   CollectiveSpec spec;

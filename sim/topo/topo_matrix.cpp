@@ -545,8 +545,9 @@ int Reader::first_of_node_list(int line, const Token& t, int gpu) {
   const int node = std::stoi(first);
   if (!node_list_noted_)
     m_.notes.push_back(format_note(Location{m_.file, line, t.col},
-                                   fmt::format("GPU{}'s NUMA Affinity lists nodes ({}), as on Grace hosts whose GPU memory shows as "
-                                               "NUMA nodes: the first, {}, is taken as its node, and so for any other such row",
+                                   fmt::format("GPU{}'s NUMA Affinity lists several nodes ({}): the first, {}, is taken as its node "
+                                               "(Grace hosts list the CPU's node, then the nodes their GPUs' memory shows as), and so "
+                                               "for any other such row",
                                                gpu, t.text, node)));
   node_list_noted_ = true;
   return node;

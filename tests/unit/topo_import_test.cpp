@@ -466,8 +466,8 @@ TEST_CASE("a Grace host's NUMA Affinity lists nodes: the first is the GPU's, wit
   CHECK(m.numa_node == std::vector<int>{0, 1});
   CHECK(m.gpu_numa_id == std::vector<int>{2, 10});
   REQUIRE(m.notes.size() == 1);
-  CHECK(m.notes[0] == "topo.txt:2:41: note: GPU0's NUMA Affinity lists nodes (0,3-9), as on Grace hosts whose GPU memory shows as NUMA "
-                      "nodes: the first, 0, is taken as its node, and so for any other such row");
+  CHECK(m.notes[0] == "topo.txt:2:41: note: GPU0's NUMA Affinity lists several nodes (0,3-9): the first, 0, is taken as its node (Grace "
+                      "hosts list the CPU's node, then the nodes their GPUs' memory shows as), and so for any other such row");
   // A list that starts with no number is still an error, located at the cell.
   CHECK_THROWS_WITH_AS(parse_topo_matrix("        GPU0    GPU1    CPU Affinity    NUMA Affinity\n"
                                          "GPU0     X      NV18    0-71            1234567,3\n"
