@@ -193,9 +193,8 @@ int collective_command(int argc, char** argv) {
     launch.nccl_version = nccl_version;
   }
   if (measured && measured->nccl_version.empty()) measured->nccl_version = launch.nccl_version;  // the curve reading's launch
-  gpus_per_thread = launch.gpus_per_thread;
   CollectiveSpec spec;
-  spec.gpus_per_thread = gpus_per_thread;
+  spec.gpus_per_thread = launch.gpus_per_thread;
   spec.nccl_version = launch.nccl_version;
   spec.algorithm = algorithm;
   spec.protocol = protocol;
@@ -260,7 +259,7 @@ int collective_command(int argc, char** argv) {
   out += "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:.2f}\n#\n", rows ? sum_busbw / rows : 0.0);
   if (explain) out += "# per size: algorithm/protocol, latency + bus bytes / bus bandwidth (busbw = algbw x bus factor)\n" + why;
-  sweep.gpus_per_thread = gpus_per_thread;
+  sweep.gpus_per_thread = launch.gpus_per_thread;
   sweep.nccl_version = launch.nccl_version;
   sweep.calibration_use = model.calibration_notes();
   for (const auto& line : sweep.calibration_use) out += "# calibration " + line + "\n";

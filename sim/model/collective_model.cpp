@@ -411,7 +411,10 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
       if (p.staged) {
         const StagedEdge e = staged_edge(topology_.platform(), p);
         const double rate = staged_rate_Bps(e, g.staging);
-        if (rate < staged) staged = rate, g.staged_edge = e;
+        if (rate < staged) {
+          staged = rate, g.staged_edge = e;
+          g.staged_edge->nics_near_both = nics_near_both(topology_.platform(), p);
+        }
       }
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
       raw = std::min(raw, p.bottleneck_Bps);

@@ -44,10 +44,13 @@ bool nic_behind_switch(const PlatformDesc& platform, const std::string& gpu_host
 }
 }  // namespace
 
+bool nics_near_both(const PlatformDesc& platform, const GpuPath& path) {
+  return !path.legs.empty() && nic_behind_switch(platform, path.legs.front().src_host) &&
+         nic_behind_switch(platform, path.legs.back().dst_host);
+}
+
 StagedEdge staged_edge(const PlatformDesc& platform, const GpuPath& path) {
   StagedEdge e;
-  if (!path.legs.empty())
-    e.nics_near_both = nic_behind_switch(platform, path.legs.front().src_host) && nic_behind_switch(platform, path.legs.back().dst_host);
   const double inf = std::numeric_limits<double>::infinity();
   e.up_Bps = e.down_Bps = inf;
   for (std::size_t leg = 0; leg < path.legs.size(); ++leg)

@@ -22,8 +22,8 @@ struct StagedEdge {
   double up_Bps = 0;            // narrowest link GPU -> its socket
   double down_Bps = 0;          // narrowest link socket -> the receiving GPU, UPI/xGMI left out
   bool crosses_socket = false;  // the second leg crosses a UPI/xGMI link
-  // Both GPUs have a NIC behind one of their PCIe switches (PIX or PXB; the platform's switch
-  // `members`): NCCL 2.14 and later may send such a pair through the NICs instead (staging_note).
+  // Both GPUs have a NIC behind one of their PCIe switches (nics_near_both): NCCL 2.14 and later
+  // may send such a pair through the NICs instead (staging_note). Set for the edge a note is about.
   bool nics_near_both = false;
 };
 
@@ -39,6 +39,9 @@ StagingRates default_staging_rates();
 
 // The stages of a staged path (path.staged must be true).
 StagedEdge staged_edge(const PlatformDesc& platform, const GpuPath& path);
+// Both ends of `path` have a NIC behind one of their PCIe switches (PIX or PXB; the platform's
+// switch `members`). Only for notes: it scans the links, so it stays out of the ring search.
+bool nics_near_both(const PlatformDesc& platform, const GpuPath& path);
 
 // The edge's staged rate (bytes per second of bus bandwidth, Simple protocol).
 double staged_rate_Bps(const StagedEdge& e, const StagingRates& r);

@@ -457,7 +457,8 @@ TEST_CASE("a container's matrix, its CPU and NUMA Affinity cells both empty, rea
 }
 
 TEST_CASE("a Grace host's NUMA Affinity lists nodes: the first is the GPU's, with a note") {
-  // GB200-style rows: the CPU's node, then the nodes its GPUs' memory shows as.
+  // GB200-style rows: the CPU's node, then the nodes its GPUs' memory shows as. The NUMA cell of
+  // row 2 starts at column 41 (40 characters before it: the label, the two path cells and the CPU list).
   const std::string text =
       "        GPU0    GPU1    CPU Affinity    NUMA Affinity    GPU NUMA ID\n"
       "GPU0     X      NV18    0-71            0,3-9            2\n"
@@ -485,6 +486,7 @@ TEST_CASE("NIC rows a copy leaves out import from the GPU rows, with a note") {
   const TopoMatrix m = parse_topo_matrix(text, "topo.txt");
   CHECK(m.nic_count() == 2);
   CHECK(m.path(1, 3).code == PathCode::PIX);  // GPU1-NIC1, from GPU1's row
+  // The note stands where NIC1's row would: line 5 (1 header + 3 rows), column 1.
   REQUIRE(m.notes.size() == 1);
   CHECK(m.notes[0] == "topo.txt:5:1: note: the matrix has no row for NIC1: their paths to the devices with rows (every GPU) are read from "
                       "those rows, the paths among them are not given, and the PCIe tree is inferred without them");
