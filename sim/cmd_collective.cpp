@@ -13,6 +13,7 @@
 #include "cmd_common.hpp"
 #include "cmd_curve.hpp"
 #include "config/calibration.hpp"
+#include "config/p2p_policy.hpp"
 #include "fit/collective_fit.hpp"
 #include "fit/log_settings.hpp"
 #include "fit/nccl_log.hpp"
@@ -106,7 +107,7 @@ int collective_command(int argc, char** argv) {
                                      compare_path, json_path, algorithm = "auto", protocol = "auto";
   double factor = 2;
   int gpus_per_thread = 0;
-  std::string nccl_version;
+  std::string nccl_version, net_transport;
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
   app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
@@ -128,6 +129,9 @@ int collective_command(int argc, char** argv) {
   auto* nccl_version_opt = app.add_option("--nccl-version", nccl_version,
                                           "the NCCL release to simulate, e.g. 2.8.3 (default: the compared log's NCCL version line, else the "
                                           "calibration's, else a current one); before 2.9 a thread's GPUs launch as one group");
+  app.add_option("--net-transport", net_transport,
+                 "rdma | tcp: how NCCL's network steps travel between nodes (default: the compared log's NCCL_IB_DISABLE=1 or network "
+                 "Socket means tcp, else the platform's net_transport); rdma for a log whose net plugin ignored NCCL_IB_DISABLE");
   CurveOptions curve;
   add_curve_options(app, curve);
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
@@ -173,7 +177,8 @@ int collective_command(int argc, char** argv) {
   const bool log_p2p = !forced.p2p_level.empty() && !p2p_opt->count();
   if (log_p2p && forced.p2p_level == "OFF") p2p = "off";
   for (const auto& [flag, value, allowed] : {std::tuple{"--algorithm", algorithm, collective_algorithm_names()},
-                                             std::tuple{"--protocol", protocol, collective_protocol_names()}})
+                                             std::tuple{"--protocol", protocol, collective_protocol_names()},
+                                             std::tuple{"--net-transport", net_transport.empty() ? "rdma" : net_transport, net_transport_names()}})
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
       throw ValueError(fmt::format("{} must be one of {}{}", flag, fmt::join(allowed, ", "), did_you_mean(value, allowed)));
   if (!json_path.empty()) check_output_path(json_path);
@@ -201,7 +206,8 @@ int collective_command(int argc, char** argv) {
   if (p2p == "off") spec.p2p_level = "OFF";
   else if (log_p2p) spec.p2p_level = forced.p2p_level;
   PlatformDesc platform = load_platform_file(platform_path);
-  if (forced.tcp_net) platform.net_transport = "tcp";
+  if (!net_transport.empty()) platform.net_transport = net_transport;
+  else if (forced.tcp_net) platform.net_transport = "tcp";
   for (int g : gpus)
     if (!platform.gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
   const std::string gpu_note = measured ? use_logged_gpu(platform, gpus, *measured, compare_path) : "";

@@ -66,14 +66,14 @@ LogSettings log_settings(const NcclLog& log) {
   if (const auto net = log.env.find("network"); net != log.env.end()) {
     if (lower(net->second.value) == "socket") {
       s.tcp_net = true;
-      s.notes.push_back({"", "network",
+      s.notes.push_back({"--net-transport", "network",
                          fmt::format("the log's NCCL uses network Socket (line {}): simulated over TCP sockets between nodes "
                                      "(net_transport tcp)",
                                      net->second.line)});
     }
   } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
     s.tcp_net = true;
-    s.notes.push_back({"", "NCCL_IB_DISABLE",
+    s.notes.push_back({"--net-transport", "NCCL_IB_DISABLE",
                        fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets between nodes "
                                    "(net_transport tcp)",
                                    it->second.line)});

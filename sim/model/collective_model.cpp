@@ -431,9 +431,11 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   g.nodes = int(nodes.size());
   g.amd_host = topology_.platform().cpu_vendor == "amd";
   g.tcp_net = topology_.platform().net_transport == "tcp";
-  if (g.nodes == 1 && channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
-    // Several rings within a node (an NVLink mesh) share links: on every directed link each ring
-    // gets the capacity over the rings crossing it, and runs at its smallest such share.
+  if (channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
+    // Several rings share links, within a node (an NVLink mesh) and across nodes (eight rail rings
+    // through one shared NIC): on every directed link each ring gets the capacity over the rings
+    // crossing it, and runs at its smallest such share. This is the wire rate a calibration's
+    // fraction applies to; a rail-optimised cluster (one NIC per ring) keeps its NICs' rate.
     std::map<int, int> crossings;
     for (const auto& ring : channel_rings)
       for (const auto& [a, b] : edges(op, ring))

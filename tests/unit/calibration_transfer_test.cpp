@@ -288,3 +288,18 @@ TEST_CASE("an NVLink fit stays within its GPU generation: an A100 line on H100 k
   CHECK(has_note(model, "default: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): an NVLink fit is not carried to another GPU "
                         "generation (fitted on sm_80, the target is sm_90)"));
 }
+
+TEST_CASE("rings that share a node's one NIC get its rate as their wire, so a fraction fitted on rail NICs carries") {
+  // 2 nodes x 8 GPUs, 8 rail rings (one per GPU of a node), each crossing the nodes once each way.
+  // Rail-optimised (platforms/2x_dgx_h100_ib.xml, a 400 Gb/s NIC per GPU): each NIC carries one ring,
+  // wire = 8 rings x 50 GB/s = 400 GB/s. One shared NIC per node (the held-out DGX H200 pair):
+  // the 8 rings cross it, each gets 50 / 8 GB/s, wire = 8 x 50 / 8 = 50 GB/s.
+  std::vector<int> gpus(16);
+  for (int g = 0; g < 16; ++g) gpus[g] = g;
+  const auto wire = [&](const std::string& platform) {
+    Topology topo(load_platform_file(ROOT + "/" + platform), {}, "");
+    return CollectiveModel(topo, CollectiveSpec{}, nullptr).summary(CollectiveOp::all_reduce, gpus).raw_Bps;
+  };
+  CHECK(wire("platforms/2x_dgx_h100_ib.xml") == doctest::Approx(400e9));
+  CHECK(wire("tests/data/measured/nccl/platforms/2x-dgx-h200-1nic.xml") == doctest::Approx(50e9));
+}

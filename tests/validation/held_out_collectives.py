@@ -51,8 +51,9 @@ def main(argv):
         for e in held_out:
             log, plat, gpus = e["log"], e["platform"], e["gpus"]
             base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)]
-            if "nccl_version" in e:
-                base += ["--nccl-version", e["nccl_version"]]
+            for key in ("nccl_version", "net_transport"):
+                if key in e:
+                    base += ["--" + key.replace("_", "-"), e[key]]
             rc, out, err = run(base)
             unc = median_error(out) if rc == 0 else None
             times = measured_times(out)
