@@ -5,10 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <iostream>
 #include <memory>
-#include <tuple>
 
 #include "cmd_common.hpp"
 #include "cmd_curve.hpp"
@@ -20,7 +18,6 @@
 #include "model/collective_model.hpp"
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
-#include "util/spelling.hpp"
 #include "util/text_file.hpp"
 #include "util/units.hpp"
 
@@ -176,11 +173,9 @@ int collective_command(int argc, char** argv) {
   if (!forced.protocol.empty() && !protocol_opt->count()) protocol = forced.protocol;
   const bool log_p2p = !forced.p2p_level.empty() && !p2p_opt->count();
   if (log_p2p && forced.p2p_level == "OFF") p2p = "off";
-  for (const auto& [flag, value, allowed] : {std::tuple{"--algorithm", algorithm, collective_algorithm_names()},
-                                             std::tuple{"--protocol", protocol, collective_protocol_names()},
-                                             std::tuple{"--net-transport", net_transport.empty() ? "rdma" : net_transport, net_transport_names()}})
-    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
-      throw ValueError(fmt::format("{} must be one of {}{}", flag, fmt::join(allowed, ", "), did_you_mean(value, allowed)));
+  check_choice("--algorithm", algorithm, collective_algorithm_names());
+  check_choice("--protocol", protocol, collective_protocol_names());
+  if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
   if (!json_path.empty()) check_output_path(json_path);
   if (!measured && !(curve.model_path.empty() && curve.plot_path.empty() && curve.gpu_name.empty()))
     throw ValueError("--model, --plot and --gpu read a measured curve: give --compare LOG");

@@ -4,7 +4,13 @@
 #include <sstream>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "util/error.hpp"
+#include "util/spelling.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -27,6 +33,11 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   }
   if (out.empty()) throw ValueError("'" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
   return out;
+}
+
+void check_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    throw ValueError(fmt::format("{} must be one of {}{}", flag, fmt::join(allowed, ", "), did_you_mean(value, allowed)));
 }
 
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {

@@ -11,6 +11,8 @@ namespace tpsim {
 std::vector<int> parse_gpu_list(const std::string& text);
 // Parses argv; an exit code when the command must stop here (--help: 0, a usage mistake: 2).
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
+// Throws ValueError "FLAG must be one of A, B; did you mean ..." unless value is one of allowed.
+void check_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed);
 // Whether stderr is a terminal (progress is shown only there).
 bool stderr_is_tty();
 

@@ -14,6 +14,7 @@
 
 #include "cmd_common.hpp"
 #include "cmd_curve.hpp"
+#include "config/p2p_policy.hpp"
 #include "fit/calibration_yaml.hpp"
 #include "fit/launch_table.hpp"
 #include "fit/log_settings.hpp"
@@ -43,7 +44,8 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
 int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
-  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text, op_text, nccl_version;
+  std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text, op_text, nccl_version,
+      net_transport;
   app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate");
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
@@ -59,7 +61,11 @@ int fit_command(int argc, char** argv) {
   app.add_option("--op", op_text, "the collective the logs measured, for logs that do not name their *_perf binary (all_reduce, ...)");
   app.add_option("--nccl-version", nccl_version,
                  "the NCCL release the logs ran, for logs that do not print it (e.g. 2.8.3: before 2.9 a thread's GPUs launch as one group)");
+  app.add_option("--net-transport", net_transport,
+                 "rdma | tcp: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or network "
+                 "Socket means tcp, else the platform's net_transport)");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
   if (!nccl_version.empty() && !nccl_release(nccl_version))
     throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));
   if (inputs.empty() && gemm_path.empty() && hbm_path.empty() && launch_path.empty())
@@ -127,7 +133,8 @@ int fit_command(int argc, char** argv) {
     fit::FitOptions opt;
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
     opt.nodes = nodes;
-    const std::string forced_protocol = fit::log_settings(log).protocol;
+    const fit::LogSettings settings = fit::log_settings(log);
+    const std::string& forced_protocol = settings.protocol;
     for (Protocol p : ALL_PROTOCOLS)
       if (forced_protocol == protocol_name(p)) opt.forced_protocol = p;
     fit::CollectiveFit f = fit::fit_collective(log, opt);
@@ -152,7 +159,12 @@ int fit_command(int argc, char** argv) {
     if (box && int(gpus.size()) == f.nranks) {
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
       f.cpu_vendor = topo->platform().cpu_vendor;
-      if (box->nodes > 1) f.net_transport = topo->platform().net_transport;
+      if (box->nodes > 1) {
+        f.net_transport = !net_transport.empty() ? net_transport : settings.tcp_net ? "tcp" : topo->platform().net_transport;
+        if (settings.tcp_net && net_transport.empty())
+          notes.push_back("the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket): recorded as net_transport tcp; "
+                          "--net-transport rdma for a net plugin that ignored it");
+      }
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);
         f.host_copy_Bps = s.host_copy_Bps, f.socket_copy_Bps = s.socket_copy_Bps;
