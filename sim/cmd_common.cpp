@@ -1,10 +1,9 @@
 #include "cmd_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <unistd.h>
-
-#include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
