@@ -80,7 +80,10 @@ constexpr double NVLINK_EFF = 0.8;
 // reach 0.450 (8x A100-80GB), 0.502 (8x A100-40GB) and 0.478 (DGX H100) of the wire: their median
 // (derived). All-gather and reduce-scatter LL128 rings reach NCCL's share (0.756, 0.778 in the
 // recorded H100 ring logs) and keep it. Checked, not fitted: the held-out 8x V100 NVLink-mesh log
-// fits 0.337 (its median error 21.7 -> 16.7%).
+// fits 0.337 (its median error 21.7 -> 16.7%). Across nodes (tree/LL128 where NCCL enables it) the
+// chain within each node keeps this share of a GPU's port (ll128_chain_bus_Bps): checked, not
+// fitted, on the recorded 2x HGX H100 log, whose 2-4 MiB ran tree/Simple at 92 us, 19-34% slow,
+// and now run tree/LL128 10-13% fast (its median stays 10.3%).
 constexpr double LL128_ALL_REDUCE_EFF = 0.48;
 // Serial launches of one thread driving several GPUs (derived, not published): the recorded
 // -g 8 logs' small-size floors above the default latency of one process per GPU, per extra GPU:
@@ -155,6 +158,8 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathC
 }
 
 double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
+
+double ll128_chain_bus_Bps(double port_Bps) { return port_Bps * LL128_ALL_REDUCE_EFF; }
 
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps) {
   return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));

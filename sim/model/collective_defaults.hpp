@@ -62,6 +62,9 @@ double payload_share(Protocol p);
 //   algbw = min(port x NVLS_TREE_EFF, node NICs x TREE_NET_EFF / (1 on 2 nodes, 2 beyond)),
 //   latency = NVLS's + 2 log2(nodes) network steps.
 // A ring all-reduce moves 2(N-1)/N S per node each way, so on 2 nodes the tree needs half the network.
+// Across nodes an LL128 all-reduce also runs its chain within each node at LL128_ALL_REDUCE_EFF
+// of a GPU's NVLink port: its bus bandwidth is at most this.
+double ll128_chain_bus_Bps(double port_Bps);
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_Bps, double node_net_Bps);
 // The bytes of one edge of the rail rings that stand for an NVLS-tree's traffic, so that the
 // flows take algbw's time alone: each GPU's network edge carries its NIC's share of the tree,
@@ -75,6 +78,10 @@ struct GroupSummary {
   int nranks = 0;
   PathClass worst_class = PathClass::NVL;
   bool staged = false, all_nvl = true, nvls_possible = false;
+  // NCCL enables LL128 (tuning.cc) when the edges within a node are NVLink and, across nodes over
+  // RDMA, each GPU reaches its NIC without the CPU (PXB or closer; Hopper and later through an
+  // NVLink peer, PXN, as well).
+  bool ll128_enabled = false;
   // NVLS-tree offered: an all-reduce across nodes of Hopper-or-later GPUs, at least 2 per node,
   // every edge within a node through NVSwitch ports (NCCL enables NVLS_TREE only across nodes).
   bool nvls_tree_possible = false;

@@ -68,6 +68,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
+  if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -308,6 +309,15 @@ double edge_bytes(const CollectivePlan& plan, std::size_t routes) {
   return plan.op == CollectiveOp::all_to_all ? per_route / double(plan.nranks - 1) : per_route;
 }
 
+// Whether a path crosses a host bridge or the socket link: its GPU and NIC meet at the CPU (PHB or
+// farther), not below a PCIe switch.
+bool through_cpu(const PlatformDesc& platform, const GpuPath& path) {
+  for (const auto& leg : path.legs)
+    for (const auto& l : leg.links)
+      if (const LinkKind k = platform.links[l.link].kind; k == LinkKind::host_bridge || k == LinkKind::upi) return true;
+  return false;
+}
+
 }  // namespace
 
 // How much longer than bus_bytes / raw the rings take because their own flows share links (a ring
@@ -336,8 +346,9 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       // NCCL's point-to-point sends (an all-to-all) run Simple unless the scenario says otherwise.
       if (plan.op == CollectiveOp::all_to_all && p != Protocol::Simple && spec_.protocol == "auto") continue;
       LineCosts c = costs(p, a, plan.op, g, plan.size_B, sharing);
-      // NCCL enables LL128 on NVLink only, unless a measured curve shows it elsewhere.
-      if (p == Protocol::LL128 && !g.all_nvl && !c.calibrated && spec_.protocol != "LL128") continue;
+      // NCCL enables LL128 on NVLink (and across nodes from there over RDMA NICs near the GPUs)
+      // only, unless a measured curve shows it elsewhere.
+      if (p == Protocol::LL128 && !g.ll128_enabled && !c.calibrated && spec_.protocol != "LL128") continue;
       const double t = c.latency_s + plan.bus_bytes / effective_bus_Bps(c, p, g, sharing);
       if (t < best) {
         best = t;
@@ -393,6 +404,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   std::set<int> nodes;
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
   bool all_nvswitch = true, intra_nvswitch = true;  // every link NVSwitch; every link of the edges within a node
+  bool nic_near = true;                             // every network edge reaches its NIC without the CPU
   g.compute_capability = std::numeric_limits<int>::max();  // the group's oldest GPU decides
   for (int gi : gpus) {
     const GpuDesc& gpu = *topology_.platform().gpu(gi);
@@ -417,6 +429,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
         }
       }
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
+      if (p.path_class == PathClass::NET) nic_near = nic_near && !through_cpu(topology_.platform(), p);
       raw = std::min(raw, p.bottleneck_Bps);
       double& narrowest = p.path_class == PathClass::NET ? net : port;
       narrowest = std::min(narrowest, p.bottleneck_Bps);
@@ -453,6 +466,8 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   const bool rail_rings = g.nodes > 1 && channel_rings.size() > 1 && g.nranks == g.nodes * int(channel_rings.size());
   g.nvls_tree_possible = rail_rings && intra_nvswitch && g.compute_capability >= 90 && op == CollectiveOp::all_reduce && !g.staged;
   g.nvswitch = intra_nvswitch;
+  g.ll128_enabled = g.nodes == 1 ? g.all_nvl
+                                 : g.intra_class == PathClass::NVL && !g.staged && !g.tcp_net && (nic_near || g.compute_capability >= 90);
   g.port_Bps = port;
   g.node_net_Bps = net * double(channel_rings.size());
   return g;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "fit/collective_fit.hpp"
 #include "model/calibration_use.hpp"
 #include "model/collective_model.hpp"
+#include "../scratch_dir.hpp"
 
 using namespace tpsim;
 
@@ -302,4 +305,32 @@ TEST_CASE("rings that share a node's one NIC get its rate as their wire, so a fr
   };
   CHECK(wire("platforms/2x_dgx_h100_ib.xml") == doctest::Approx(400e9));
   CHECK(wire("tests/data/measured/nccl/platforms/2x-dgx-h200-1nic.xml") == doctest::Approx(50e9));
+}
+
+TEST_CASE("NCCL's LL128 across nodes: NVLink within the nodes, RDMA, and NICs the GPUs reach without the CPU") {
+  // tuning.cc enables LL128 when the graph within a node is NVLink (typeIntra <= NVB) and each GPU's
+  // NIC is at PXB or closer (typeInter; PXN on Hopper and later, whose NVLink peers reach any NIC).
+  std::vector<int> gpus(16);
+  for (int g = 0; g < 16; ++g) gpus[g] = g;
+  const auto summary = [&](const std::string& path) {
+    Topology topo(load_platform_file(path), {}, "");
+    return CollectiveModel(topo, CollectiveSpec{}, nullptr).summary(CollectiveOp::all_reduce, gpus);
+  };
+  // 2 DGX H100 over InfiniBand, a NIC per GPU: enabled; its LL128 all-reduce then runs the chain
+  // within each node at 0.48 of a GPU's 450 GB/s NVLink port at most: 216 GB/s of bus bandwidth.
+  const GroupSummary ib = summary(ROOT + "/platforms/2x_dgx_h100_ib.xml");
+  CHECK(ib.ll128_enabled);
+  CHECK(ll128_chain_bus_Bps(ib.port_Bps) == doctest::Approx(0.48 * 450e9));
+  // GPUDirect-TCPXO (net_transport tcp): not RDMA, not enabled.
+  CHECK_FALSE(summary(ROOT + "/platforms/2x_gcp_a3mega_tcpxo.xml").ll128_enabled);
+  // 2 OCI A100 nodes, each GPU's NIC below its PCIe lane: enabled. The same nodes with every NIC
+  // reached through the host bridge (PHB) on Ampere, which has no PXN: not enabled.
+  const std::string oci = ROOT + "/platforms/oci_2x_a100_40gb_roce.xml";
+  CHECK(summary(oci).ll128_enabled);
+  std::ifstream in(oci);
+  std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::size_t at = 0; (at = xml.find("<link_ctn id=\"nic", at)) != std::string::npos; at += 40) xml.insert(at, "<link_ctn id=\"hb0\"/>");
+  const std::string phb = (tpsim::test::scratch_dir() / "oci_nic_behind_cpu.xml").string();
+  std::ofstream(phb) << xml;
+  CHECK_FALSE(summary(phb).ll128_enabled);
 }
