@@ -161,11 +161,10 @@ int fit_command(int argc, char** argv) {
       f.cpu_vendor = topo->platform().cpu_vendor;
       if (box->nodes > 1) {
         f.net_transport = !net_transport.empty() ? net_transport : settings.tcp_net ? "tcp" : topo->platform().net_transport;
+        const std::string sockets = "the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket)";
         if (settings.tcp_net)
-          notes.push_back(net_transport.empty() ? "the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket): recorded as "
-                                                  "net_transport tcp; --net-transport rdma for a net plugin that ignored it"
-                                                : "the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket); "
-                                                  "--net-transport " + net_transport + " given, it stands");
+          notes.push_back(net_transport.empty() ? sockets + ": recorded as net_transport tcp; --net-transport rdma for a net plugin that ignored it"
+                                                : sockets + "; --net-transport " + net_transport + " given, it stands");
       }
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);
