@@ -165,6 +165,15 @@ double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, 
   return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));
 }
 
+double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass intra, double chain_Bps, double node_net_Bps) {
+  const double chain = chain_Bps * (intra == PathClass::NVL ? NVLINK_EFF : 1.0) / 2;
+  return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
+}
+
+double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {
+  return size_B * (network ? nvls_tree_net_share(nodes) : 2.0) / rings;
+}
+
 double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network) {
   return network ? size_B * nvls_tree_net_share(nodes) / gpus_per_node : size_B / (NVLS_TREE_EFF * (gpus_per_node - 1));
 }

@@ -71,6 +71,19 @@ double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_
 // S x (1 on 2 nodes, 2 beyond) / (TREE_NET_EFF k), its k - 1 edges within the node S / (NVLS_TREE_EFF (k - 1)).
 double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network);
 
+// A tree across nodes (NCCL's double binary tree between the nodes, a chain within each): every
+// channel's chain carries its share of S up and its share of the result back down each edge within
+// a node, 2 S over the node's ring edges; across nodes the tree moves S per node each way on 2
+// nodes, 2 S beyond, at TREE_NET_EFF (a ring moves 2(N-1)/N S through the NICs). chain_Bps and
+// node_net_Bps are the rates at which the rings' edges within a node and across nodes carry S split
+// over the rings (the solver's, so NICs shared by several rings count once):
+//   algbw = min(chain x NVLINK_EFF (on NVLink) / 2, node NICs x TREE_NET_EFF / (1 on 2 nodes, 2 beyond)),
+//   bus bandwidth = algbw x 2(N-1)/N x the protocol's payload share.
+double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int nranks, int nodes, PathClass intra, double chain_Bps, double node_net_Bps);
+// The bytes of one ring edge that stand for a tree's traffic across nodes (k rings): S x 2 / k
+// within a node, S x (1 on 2 nodes, 2 beyond) / (TREE_NET_EFF k) across.
+double tree_edge_bytes(double size_B, int nodes, int rings, bool network);
+
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
 // NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's
 // wire rate times the rings, the scenario's added link latency, the oldest GPU.
@@ -87,7 +100,10 @@ struct GroupSummary {
   bool nvls_tree_possible = false;
   bool nvswitch = false;    // every edge within a node through NVSwitch ports
   double port_Bps = 0;      // the narrowest edge within a node (a GPU's port into the switch)
-  double node_net_Bps = 0;  // the narrowest network edge times the rings: a node's NICs
+  // Across nodes: the rates at which the rings' network edges, and their edges within a node,
+  // carry a size split over the rings (max-min over the links, so a NIC several rings share counts once).
+  double node_net_Bps = 0;
+  double chain_Bps = 0;
   int nodes = 1;
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)

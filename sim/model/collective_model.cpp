@@ -32,6 +32,13 @@ double effective_bus_Bps(const LineCosts& c, Protocol p, const GroupSummary& g, 
   return c.bus_bw_Bps / sharing;
 }
 
+// A tree across nodes moves its own bytes (tree_bus_bw_Bps), not its rings': Simple and LL128, whose
+// pace is the links'. LL keeps NCCL's share of the tree's bandwidth (TREE_LL_NET_EFF); host-staged
+// chains keep the staged pace.
+bool tree_shaped(Algorithm a, Protocol p, const GroupSummary& g) {
+  return a == Algorithm::tree && g.nodes > 1 && !g.staged && p != Protocol::LL && g.node_net_Bps > 0;
+}
+
 }  // namespace
 
 CollectiveModel::CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration)
@@ -65,6 +72,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   // link's latency (links.<kind>.latency) adds the difference to every step.
   LineCosts c{default_latency_s(p, a, op, g.latency_path()) + latency_steps(a, op, n) * g.wire_latency_s,
           a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps)
+          : tree_shaped(a, p, g)    ? tree_bus_bw_Bps(p, op, n, g.nodes, g.intra_class, g.chain_Bps, g.node_net_Bps)
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
@@ -349,7 +357,8 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       // NCCL enables LL128 on NVLink (and across nodes from there over RDMA NICs near the GPUs)
       // only, unless a measured curve shows it elsewhere.
       if (p == Protocol::LL128 && !g.ll128_enabled && !c.calibrated && spec_.protocol != "LL128") continue;
-      const double t = c.latency_s + plan.bus_bytes / effective_bus_Bps(c, p, g, sharing);
+      // A tree's bandwidth already counts the links its own rings share (the solver's node_net_Bps, chain_Bps).
+      const double t = c.latency_s + plan.bus_bytes / effective_bus_Bps(c, p, g, tree_shaped(a, p, g) ? 1.0 : sharing);
       if (t < best) {
         best = t;
         plan.algorithm = a;
@@ -364,18 +373,20 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
 // Each ring carries its share of bus_bytes over each of its edges. The protocol's efficiency
 // (bus bandwidth against the rings' raw bandwidth) inflates the bytes, so that alone the group
 // takes bus_bytes / bus_bw, and a link shared with other groups slows everyone on it.
-void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const {
+void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, const GroupSummary& g) const {
   const bool paced = plan.staged && !plan.calibrated;  // host staging's pace is not more bytes on the links
+  const bool tree = tree_shaped(plan.algorithm, plan.protocol, g);  // the tree's bytes, then its pace
   const double per_ring = edge_bytes(plan, rings.size()),
-               efficiency = paced ? payload_share(plan.protocol) : plan.bus_bw_Bps / raw_Bps;
+               efficiency = paced ? payload_share(plan.protocol) : plan.bus_bw_Bps / g.raw_Bps;
   const int k = int(rings.size()), nodes = plan.nranks / k;
   std::vector<SolverFlow> solver;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring)) {
       const GpuPath& path = topology_.path(a, b, local_gpus(topology_, ring, a));
-      const double bytes = plan.algorithm == Algorithm::nvls_tree
-                               ? nvls_tree_edge_bytes(plan.size_B, nodes, k, path.path_class == PathClass::NET)
-                               : per_ring / efficiency;
+      const bool network = path.path_class == PathClass::NET;
+      const double bytes = plan.algorithm == Algorithm::nvls_tree ? nvls_tree_edge_bytes(plan.size_B, nodes, k, network)
+                           : tree                                ? tree_edge_bytes(plan.size_B, g.nodes, k, network)
+                                                                 : per_ring / efficiency;
       for (const auto& leg : path.legs) {
         Flow f{leg, bytes};
         SolverFlow sf{f.bytes, {}};
@@ -386,14 +397,37 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
     }
   plan.bandwidth_s = completion_time(solver, resource_capacities());
   const double pace_s = plan.bus_bytes / plan.bus_bw_Bps;
-  if ((plan.calibrated || (paced && pace_s > plan.bandwidth_s)) && plan.bandwidth_s > 0) {
-    // A measured bus bandwidth already includes the group's own sharing of links, and host
-    // staging is slower than the links: scale the flows so that, alone, they keep that pace;
+  if ((plan.calibrated || tree || (paced && pace_s > plan.bandwidth_s)) && plan.bandwidth_s > 0) {
+    // A measured bus bandwidth already includes the group's own sharing of links, host staging is
+    // slower than the links, and a tree's flows carry its bytes at the wire rate, not at its
+    // protocol's and links' efficiency: scale the flows so that, alone, they keep that pace;
     // other groups on the same links still slow them.
     const double scale = pace_s / plan.bandwidth_s;
     for (auto& f : plan.flows) f.bytes *= scale;
     plan.bandwidth_s *= scale;
   }
+}
+
+// Across nodes, the rates at which the rings' network edges and their edges within a node carry a
+// size split over the rings, each set alone (max-min over the links: a NIC that several rings
+// share counts once, a rail NIC per ring adds up).
+void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<int>>& rings, GroupSummary& g) const {
+  std::vector<SolverFlow> net, chain;
+  for (const auto& ring : rings)
+    for (const auto& [a, b] : edges(op, ring)) {
+      const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
+      for (const auto& leg : p.legs) {
+        SolverFlow f{1.0 / double(rings.size()), {}};
+        for (const auto& l : leg.links) f.resources.push_back(resource_of(l));
+        (p.path_class == PathClass::NET ? net : chain).push_back(std::move(f));
+      }
+    }
+  const auto rate = [&](const std::vector<SolverFlow>& flows) {
+    const double t = flows.empty() ? 0.0 : completion_time(flows, resource_capacities());
+    return t > 0 ? 1.0 / t : std::numeric_limits<double>::infinity();
+  };
+  g.node_net_Bps = rate(net);
+  g.chain_Bps = rate(chain);
 }
 
 GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
@@ -413,7 +447,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
       g.compute_capability = gpu.spec->compute_capability, g.gpu_model = gpu.model, g.gpu_spec = gpu.spec;
   }
   double staged = std::numeric_limits<double>::infinity();  // slowest staged edge
-  double port = std::numeric_limits<double>::infinity(), net = port;  // narrowest edge within a node, across nodes
+  double port = std::numeric_limits<double>::infinity();  // narrowest edge within a node
   for (const auto& ring : channel_rings)
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
@@ -431,8 +465,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
       g.all_nvl = g.all_nvl && p.path_class == PathClass::NVL;
       if (p.path_class == PathClass::NET) nic_near = nic_near && !through_cpu(topology_.platform(), p);
       raw = std::min(raw, p.bottleneck_Bps);
-      double& narrowest = p.path_class == PathClass::NET ? net : port;
-      narrowest = std::min(narrowest, p.bottleneck_Bps);
+      if (p.path_class != PathClass::NET) port = std::min(port, p.bottleneck_Bps);
       g.wire_latency_s = std::max(g.wire_latency_s, p.latency_added_s);
       for (const auto& leg : p.legs)
         for (const auto& l : leg.links) {
@@ -469,7 +502,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   g.ll128_enabled = g.nodes == 1 ? g.all_nvl
                                  : g.intra_class == PathClass::NVL && !g.staged && !g.tcp_net && (nic_near || g.compute_capability >= 90);
   g.port_Bps = port;
-  g.node_net_Bps = net * double(channel_rings.size());
+  if (g.nodes > 1) tree_rates(op, channel_rings, g);
   return g;
 }
 
@@ -488,7 +521,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
     apply_piece(plan, *cp, g);
   else
     choose_protocol(plan, candidate_algorithms(plan, g), g, self_sharing(plan, routes(op, gpus), g.raw_Bps));
-  add_flows(plan, routes(op, gpus), g.raw_Bps);
+  add_flows(plan, routes(op, gpus), g);
   return plan;
 }
 

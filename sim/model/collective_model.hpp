@@ -111,7 +111,8 @@ private:
   double self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
   void choose_protocol(CollectivePlan& plan, const std::vector<Algorithm>& algorithms, const GroupSummary& g, double sharing) const;
   // The bandwidth part as flows along the ring, and its time when the group is alone.
-  void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
+  void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, const GroupSummary& g) const;
+  void tree_rates(CollectiveOp op, const std::vector<std::vector<int>>& rings, GroupSummary& g) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
   // build(), or the engine's own all-reduce kernel, plus the slowest-rank wait.
