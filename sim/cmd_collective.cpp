@@ -127,8 +127,9 @@ int collective_command(int argc, char** argv) {
                                           "the NCCL release to simulate, e.g. 2.8.3 (default: the compared log's NCCL version line, else the "
                                           "calibration's, else a current one); before 2.9 a thread's GPUs launch as one group");
   app.add_option("--net-transport", net_transport,
-                 "rdma | tcp: how NCCL's network steps travel between nodes (default: the compared log's NCCL_IB_DISABLE=1 or network "
-                 "Socket means tcp, else the platform's net_transport); rdma for a log whose net plugin ignored NCCL_IB_DISABLE");
+                 "rdma | tcp | efa: how NCCL's network steps travel between nodes (default: the compared log's NCCL_IB_DISABLE=1 or "
+                 "network Socket means tcp, network AWS Libfabric efa, else the platform's net_transport); rdma for a log whose net "
+                 "plugin ignored NCCL_IB_DISABLE");
   CurveOptions curve;
   add_curve_options(app, curve);
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
@@ -202,7 +203,7 @@ int collective_command(int argc, char** argv) {
   else if (log_p2p) spec.p2p_level = forced.p2p_level;
   PlatformDesc platform = load_platform_file(platform_path);
   if (!net_transport.empty()) platform.net_transport = net_transport;
-  else if (forced.tcp_net) platform.net_transport = "tcp";
+  else if (!forced.net_transport.empty()) platform.net_transport = forced.net_transport;
   for (int g : gpus)
     if (!platform.gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
   const std::string gpu_note = measured ? use_logged_gpu(platform, gpus, *measured, compare_path) : "";

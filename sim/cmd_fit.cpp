@@ -160,11 +160,14 @@ int fit_command(int argc, char** argv) {
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
       f.cpu_vendor = topo->platform().cpu_vendor;
       if (box->nodes > 1) {
-        f.net_transport = !net_transport.empty() ? net_transport : settings.tcp_net ? "tcp" : topo->platform().net_transport;
-        const std::string sockets = "the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket)";
-        if (settings.tcp_net)
-          notes.push_back(net_transport.empty() ? sockets + ": recorded as net_transport tcp; --net-transport rdma for a net plugin that ignored it"
-                                                : sockets + "; --net-transport " + net_transport + " given, it stands");
+        const std::string& logged = settings.net_transport;
+        f.net_transport = !net_transport.empty() ? net_transport : !logged.empty() ? logged : topo->platform().net_transport;
+        const std::string said = logged == "tcp" ? "the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket)"
+                                                 : "the log ran over AWS EFA (its network AWS Libfabric or OFI)";
+        if (!logged.empty())
+          notes.push_back(!net_transport.empty() ? said + "; --net-transport " + net_transport + " given, it stands"
+                          : logged == "tcp"      ? said + ": recorded as net_transport tcp; --net-transport rdma for a net plugin that ignored it"
+                                                 : said + ": recorded as net_transport efa");
       }
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);

@@ -61,18 +61,19 @@ LogSettings log_settings(const NcclLog& log) {
     s.notes.push_back({"--p2p", "NCCL_P2P_DISABLE",
                        fmt::format("the log ran with NCCL_P2P_DISABLE=1 (line {}): simulated with --p2p off", it->second.line)});
   }
-  // Across nodes NCCL's sockets: its own word for the transport it chose, else NCCL_IB_DISABLE=1 (with
-  // no other network named: a net plugin such as aws-ofi-nccl still runs with IB disabled).
+  // Across nodes NCCL's own word for the transport it chose (Socket; AWS Libfabric or OFI: EFA through
+  // aws-ofi-nccl), else NCCL_IB_DISABLE=1 (with no other network named: a net plugin such as
+  // aws-ofi-nccl still runs with IB disabled).
   if (const auto net = log.env.find("network"); net != log.env.end()) {
-    if (lower(net->second.value) == "socket") {
-      s.tcp_net = true;
+    const std::string name = lower(net->second.value);
+    s.net_transport = name == "socket" ? "tcp" : name.find("libfabric") != std::string::npos || name.find("ofi") != std::string::npos ? "efa" : "";
+    if (!s.net_transport.empty())
       s.notes.push_back({"--net-transport", "network",
-                         fmt::format("the log's NCCL uses network Socket (line {}): simulated over TCP sockets between nodes "
-                                     "(net_transport tcp)",
-                                     net->second.line)});
-    }
+                         fmt::format("the log's NCCL uses network {} (line {}): simulated over {} between nodes (net_transport {})",
+                                     net->second.value, net->second.line, s.net_transport == "tcp" ? "TCP sockets" : "AWS EFA",
+                                     s.net_transport)});
   } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
-    s.tcp_net = true;
+    s.net_transport = "tcp";
     s.notes.push_back({"--net-transport", "NCCL_IB_DISABLE",
                        fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets between nodes "
                                    "(net_transport tcp)",

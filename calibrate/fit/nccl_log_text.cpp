@@ -64,6 +64,11 @@ std::string_view trim(std::string_view s) {
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 std::size_t output_tag_length(std::string_view line) {
+  // srun --label: `0: ` (or ` 0: `, padded) before every line of task 0.
+  const std::size_t digits = line.find_first_not_of(' ');
+  if (const std::size_t colon = line.find(": "); digits != std::string_view::npos && colon > digits && colon <= 6 &&
+                                                 line.find_first_not_of("0123456789", digits) == colon)
+    return colon + 2;
   for (std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")}) {
     const std::size_t at = line.find(tag);
     if (at == std::string_view::npos || at > 40) continue;

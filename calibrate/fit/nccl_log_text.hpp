@@ -26,7 +26,8 @@ std::string_view trim(std::string_view s);
 bool starts_with(std::string_view s, std::string_view p);
 
 // mpirun --tag-output / --timestamp-output prefix every line: `[1,0]<stdout>:` or
-// `Thu Jul 18 15:41:05 2024<stdout>:`. The length of such a tag (0 when the line has none).
+// `Thu Jul 18 15:41:05 2024<stdout>:`; srun --label a task number, `0: `. The length of such a tag
+// (0 when the line has none).
 std::size_t output_tag_length(std::string_view line);
 // Open MPI's own messages (`[host:pid] 15 more processes have sent help message ...`, also without
 // the `[host:pid]` prefix).

@@ -13,7 +13,7 @@ const std::vector<std::string>& cpu_vendor_names() {
 }
 
 const std::vector<std::string>& net_transport_names() {
-  static const std::vector<std::string> names{"rdma", "tcp"};
+  static const std::vector<std::string> names{"rdma", "tcp", "efa"};
   return names;
 }
 

@@ -23,8 +23,8 @@ const std::vector<std::string>& p2p_level_names();
 // "amd", "intel", "arm", "power", "zhaoxin": the values of a platform's `cpu_vendor`.
 const std::vector<std::string>& cpu_vendor_names();
 
-// "rdma", "tcp": the values of a platform's `net_transport` (rdma: InfiniBand, RoCE, EFA; tcp: NCCL's
-// sockets, or a TCP-based net plugin such as GPUDirect-TCPX/TCPXO).
+// "rdma", "tcp", "efa": the values of a platform's `net_transport` (rdma: InfiniBand, RoCE; tcp: NCCL's
+// sockets, or a TCP-based net plugin such as GPUDirect-TCPX/TCPXO; efa: AWS EFA through aws-ofi-nccl).
 const std::vector<std::string>& net_transport_names();
 
 // NCCL's default level for a communicator with `local_gpus` GPUs on one host. `cpu_vendor` is

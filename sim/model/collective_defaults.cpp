@@ -44,6 +44,13 @@ constexpr double NET_OVERHEAD_S = 1.0 * US, NET_OVERHEAD_AMD_S = 2.0 * US;
 // 2-node TCP-socket log of 1 GPU per node (aws-samples/aws-do-eks, Karpenter README, EFA disabled;
 // GPU not printed) floors at 99-112 us, as 6.8 + 2 x (2.7 + 49) = 110 us has it.
 constexpr double TCP_NET_STEP = 49.0 * US;
+// Over AWS EFA (libfabric's SRD through aws-ofi-nccl) a network step also pays EFA's own latency: 20 us,
+// aws-ofi-nccl's tuner model for p5/p5e ("2 nodes, 8B RDMA w/imm lat", src/tuner/nccl_ofi_model.cpp,
+// net_lat), and 3 us more for Simple (its TUNER_NET_COMP_OVERHEAD default: completions through NCCL's
+// proxy). Checked, not fitted: two published 2x p5.48xlarge all-reduce logs floor at 65-72 us against
+// 6.8 + 2 (7 x 0.6 + 5.0 + 20) = 65.2 (tests/data/measured/SOURCES.md). (The plugin also tells NCCL's
+// tuner 75 us per network step, platform-aws.cpp: a figure for NCCL's choices, not a measured latency.)
+constexpr double EFA_NET_STEP = 20.0 * US, EFA_SIMPLE_COMPLETION = 3.0 * US;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // The share of its links a tree's network part reaches: NCCL's tuner takes 0.92 of a tree's bus
@@ -128,7 +135,10 @@ double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvs
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path) {
   const int n = path.nranks, nodes = path.nodes;
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
-  const double tcp = path.tcp_net && nodes > 1 ? TCP_NET_STEP : 0.0;
+  const double tcp = nodes <= 1       ? 0.0
+                     : path.tcp_net ? TCP_NET_STEP
+                     : path.efa_net ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION : 0.0)
+                                    : 0.0;  // the transport's own cost per network step
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + tcp);
   const bool pairwise = op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all;

@@ -36,6 +36,7 @@ struct LatencyPath {
   bool amd_host = false;
   bool tcp_net = false;
   bool nvswitch = false;  // every edge within a node through NVSwitch ports
+  bool efa_net = false;   // AWS EFA between nodes (aws-ofi-nccl)
 };
 
 // The default fixed cost of one collective: base(algorithm, protocol) + steps * hop. A tree across
@@ -43,7 +44,8 @@ struct LatencyPath {
 // network hop), the chain inside each node paying the intra class's tree hop; a ring across
 // nodes pays the network hop on its 2 (nodes - 1) crossing steps only (all-reduce; nodes - 1
 // otherwise), its other steps at least NCCL's network post overhead (2 us on AMD hosts); with one
-// GPU per node every step is a network hop. Over TCP every network hop also pays TCP_NET_STEP.
+// GPU per node every step is a network hop. Over TCP every network hop also pays TCP_NET_STEP, over
+// AWS EFA EFA_NET_STEP (and EFA_SIMPLE_COMPLETION with Simple).
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path);
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
@@ -108,6 +110,7 @@ struct GroupSummary {
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)
   bool tcp_net = false;                    // the platform's net_transport is tcp (the hosts' socket stacks)
+  bool efa_net = false;                    // the platform's net_transport is efa (AWS EFA through aws-ofi-nccl)
   double raw_Bps = 0;
   // Host-staged rings: the slowest staged edge's stages and the rings' staged rate with the
   // default host-copy rates (staged_rate_Bps times the rings).
@@ -119,7 +122,7 @@ struct GroupSummary {
   std::string gpu_model;
   const GpuSpec* gpu_spec = nullptr;
 
-  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net, nvswitch}; }
+  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net, nvswitch, efa_net}; }
 };
 
 // LL's bus-bandwidth cap (NCCL's tuning.cc llMaxBws; Ampere's measured): by GPU generation within a node, by host

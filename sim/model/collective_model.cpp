@@ -477,6 +477,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   g.nodes = int(nodes.size());
   g.amd_host = topology_.platform().cpu_vendor == "amd";
   g.tcp_net = topology_.platform().net_transport == "tcp";
+  g.efa_net = topology_.platform().net_transport == "efa";
   if (channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
     // Several rings share links, within a node (an NVLink mesh) and across nodes (eight rail rings
     // through one shared NIC): on every directed link each ring gets the capacity over the rings

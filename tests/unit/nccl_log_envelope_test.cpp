@@ -226,6 +226,20 @@ TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are rea
                  "t.log") == "t.log:2:34: error: expected a number >= 0 or N/A in the out-of-place time column, found 'x'");
 }
 
+TEST_CASE("srun --label's task numbers before every line are read past, padded or not") {
+  // `srun -l` prints `0: ` (` 0: ` when more than 9 tasks ran) before each line of task 0; the
+  // label is blanked like mpirun's tag, so an error points at the file's own column.
+  std::istringstream in(slurp(TINY));
+  std::string labelled, line;
+  for (int n = 0; std::getline(in, line); ++n) labelled += (n % 2 ? "0: " : " 0: ") + line + "\n";
+  const NcclLog log = parse_nccl_log(labelled, "srun.log", {.op = CollectiveOp::all_reduce});
+  REQUIRE(log.rows.size() == 5);
+  CHECK(log.rows[1].size_B == 16);
+  CHECK(error_of("0: #  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                 "0:  8 2 float sum -1 x 0 0 0 1 0 0 0\n",
+                 "t.log") == "t.log:2:22: error: expected a number >= 0 or N/A in the out-of-place time column, found 'x'");
+}
+
 TEST_CASE("a log's command line says its launch mode when the table's header does not") {
   // nccl-tests prints `# nThread 1 nGpus 2 ...`; a table copied without it still has the command:
   // `-g2`, `-g 2`, `--ngpus 2` and `--ngpus=2` are one thread driving 2 GPUs. The header wins.
@@ -332,15 +346,18 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   // NCCL_IB_DISABLE=1 is NCCL's sockets between nodes (the dexhunter 10GbE logs print it per rank).
   const LogSettings ib = log_settings(parse_nccl_log("host:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
                                                      "# nranks: 16\n" + rows, "t.log"));
-  CHECK(ib.tcp_net);
+  CHECK(ib.net_transport == "tcp");
   CHECK(ib.notes.at(0).text ==
         "the log ran with NCCL_IB_DISABLE=1 (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
-  // NCCL's own word for its transport wins: a net plugin (EFA) runs with IB disabled; Socket is TCP.
-  CHECK_FALSE(log_settings(parse_nccl_log("h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
-                                          "h:1:1 [0] NCCL INFO Using network AWS Libfabric\n# nranks: 16\n" + rows, "t.log"))
-                  .tcp_net);
+  // NCCL's own word for its transport wins: a net plugin (EFA through aws-ofi-nccl) runs with IB
+  // disabled and is EFA; Socket is TCP.
+  const LogSettings efa = log_settings(parse_nccl_log("h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                                                      "h:1:1 [0] NCCL INFO Using network AWS Libfabric\n# nranks: 16\n" + rows, "t.log"));
+  CHECK(efa.net_transport == "efa");
+  CHECK(efa.notes.at(0).text ==
+        "the log's NCCL uses network AWS Libfabric (line 2): simulated over AWS EFA between nodes (net_transport efa)");
   const LogSettings sock = log_settings(parse_nccl_log("[1,0]<stdout>:h:1:1 [0] NCCL INFO Using network Socket\n# nranks: 16\n" + rows, "t.log"));
-  CHECK(sock.tcp_net);
+  CHECK(sock.net_transport == "tcp");
   CHECK(sock.notes.at(0).text == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
   // A list is read whole, not as its first protocol.
   CHECK(log_settings(parse_nccl_log("NCCL_PROTO=LL,LL128 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).protocol.empty());

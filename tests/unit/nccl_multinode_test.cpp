@@ -122,6 +122,26 @@ TEST_CASE("TCP between nodes: every network step also pays 49 us of socket stack
         doctest::Approx(123.2 * US).epsilon(1e-3));
 }
 
+TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, and Simple 3 us more for its completions") {
+  // aws-ofi-nccl's tuner model (p5/p5e net_lat 20 us, TUNER_NET_COMP_OVERHEAD 3 us for Simple). A 2-node
+  // tree: LL 6.8 + 2 (7 x 0.6 + 5.0 + 20) = 65.2 us (the held-out p5 pairs floor at 65-72 us);
+  // Simple 8.4 + 2 (7 x 4.0 + 14 + 23) = 138.4 us (p4d, where aws-ofi-nccl sets NCCL_PROTO=simple: 161-180 us).
+  const auto efa = [](Algorithm a, Protocol p, int n, int nodes) {
+    LatencyPath path{n, nodes > 1 ? PathClass::NET : PathClass::NVL, false, nodes, PathClass::NVL};
+    path.efa_net = true;
+    return default_latency_s(p, a, CollectiveOp::all_reduce, path);
+  };
+  CHECK(efa(Algorithm::tree, Protocol::LL, 16, 2) == doctest::Approx(65.2 * US));
+  CHECK(efa(Algorithm::tree, Protocol::Simple, 16, 2) == doctest::Approx(138.4 * US));
+  // One node has no network step: 6.8 + 14 x 0.6 = 15.2 us, as over RDMA.
+  CHECK(efa(Algorithm::ring, Protocol::LL, 8, 1) == doctest::Approx(15.2 * US));
+  // The held-out p5 platform says net_transport="efa": its 8 B all-reduce is that LL tree.
+  Topology topo(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p5-efa.xml"), {}, "");
+  CollectiveModel model(topo, CollectiveSpec{}, nullptr);
+  CHECK(model.plan(CollectiveOp::all_reduce, 8, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}).time_s() ==
+        doctest::Approx(65.2 * US).epsilon(1e-3));
+}
+
 TEST_CASE("a tree across nodes moves S per node through the NICs each way on 2 nodes, 2 S per GPU within a node") {
   // algbw = min(chain x 0.8 (NVLink) / 2, node NICs x 0.92 / (1 on 2 nodes, 2 beyond)); busbw = algbw x 2(N-1)/N x payload share.
   // 2x DGX H100 (8 rail NICs of 50 GB/s): each GPU's 450 GB/s port carries 7 of the 8 rings' edges

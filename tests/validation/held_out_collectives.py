@@ -51,7 +51,7 @@ def main(argv):
         for e in held_out:
             log, plat, gpus = e["log"], e["platform"], e["gpus"]
             base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)]
-            for key in ("nccl_version", "net_transport", "algorithm"):
+            for key in ("nccl_version", "net_transport", "algorithm", "protocol"):
                 if key in e:
                     base += ["--" + key.replace("_", "-"), e[key]]
             rc, out, err = run(base)

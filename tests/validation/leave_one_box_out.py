@@ -39,13 +39,13 @@ FIT_RE = re.compile(r": (\w+) on (\d+) ranks")
 def manifest_entries(path):
     """The manifest's `- log:` entries as dicts: log, platform, gpus, an optional nccl_version (the
     source's, for a log that does not print it), an optional net_transport (rdma or tcp, for a log whose
-    command line says otherwise, as tpsim collective --net-transport), an optional algorithm (what a log's
-    source says it forced and the log does not print, as --algorithm) and an optional known_miss (no YAML library needed:
+    command line says otherwise, as tpsim collective --net-transport), an optional algorithm and protocol (what a
+    log's source says it forced and the log does not print, as --algorithm and --protocol) and an optional known_miss (no YAML library needed:
     the file is a list of such mappings, one key a line)."""
     entries, cur = [], None
     for line in open(path, encoding="utf-8"):
         line = line.split("#", 1)[0].rstrip()
-        m = re.match(r"\s*(-\s+)?(log|platform|gpus|nccl_version|net_transport|algorithm|known_miss):\s*(.*)$", line)
+        m = re.match(r"\s*(-\s+)?(log|platform|gpus|nccl_version|net_transport|algorithm|protocol|known_miss):\s*(.*)$", line)
         if not m:
             continue
         if m.group(1):
