@@ -135,22 +135,23 @@ double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvs
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path) {
   const int n = path.nranks, nodes = path.nodes;
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
-  const double tcp = nodes <= 1       ? 0.0
-                     : path.tcp_net ? TCP_NET_STEP
-                     : path.efa_net ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION : 0.0)
-                                    : 0.0;  // the transport's own cost per network step
+  // The transport's own cost per network step.
+  const double transport = nodes <= 1     ? 0.0
+                           : path.tcp_net ? TCP_NET_STEP
+                           : path.efa_net ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION : 0.0)
+                                          : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
-  if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + tcp);
+  if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
   const bool pairwise = op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all;
   // Pairwise sends (send/recv, all-to-all) wait on no neighbour's step: NCCL's figures.
   const bool nvswitch_ring = path.nvswitch && !pairwise;
   const double hop = hop_latency_s(path.worst_class, path.staged, p, a, nvswitch_ring);
   if (path.worst_class != PathClass::NET || nodes <= 1 || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop;
-  if (pairwise) return base + latency_steps(a, op, n) * (hop + tcp);
+  if (pairwise) return base + latency_steps(a, op, n) * (hop + transport);
   // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
   // per node every step does, at the tree's network latency.
   const bool one_per_node = n == nodes;
-  const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a) + tcp;
+  const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a) + transport;
   const double intra_hop = hop_latency_s(path.intra_class, false, p, a, nvswitch_ring);
   if (a == Algorithm::tree) return base + 2 * ((n / nodes - 1) * intra_hop + net_levels * net);
   const double overhead = (path.amd_host ? NET_OVERHEAD_AMD_S : NET_OVERHEAD_S) * (p == Protocol::Simple ? 3 : 1);
