@@ -430,6 +430,17 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
   g.chain_Bps = rate(chain);
 }
 
+// aws-ofi-nccl sets NCCL_PROTO=simple when the EFA device does not promise in-order 128-byte writes
+// (nccl_ofi_net.cpp, platform-aws.cpp): p4d and p4de print it, p5 does not.
+std::string CollectiveModel::transport_note(CollectiveOp op, const std::vector<int>& gpus) const {
+  if (gpus.size() < 2 || spec_.protocol != "auto") return "";
+  const GroupSummary g = summary(op, gpus);
+  if (g.nodes < 2 || !g.efa_net) return "";
+  return "across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
+         "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
+         "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box";
+}
+
 GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
   GroupSummary g;
   g.nranks = int(gpus.size());

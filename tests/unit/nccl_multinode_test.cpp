@@ -135,6 +135,18 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, and Simple
   CHECK(efa(Algorithm::tree, Protocol::Simple, 16, 2) == doctest::Approx(138.4 * US));
   // One node has no network step: 6.8 + 14 x 0.6 = 15.2 us, as over RDMA.
   CHECK(efa(Algorithm::ring, Protocol::LL, 8, 1) == doctest::Approx(15.2 * US));
+  // A protocol left to NCCL over EFA says what aws-ofi-nccl may force; a scenario that says Simple is not told.
+  const Topology p4d(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p4d-4efa.xml"), {}, "");
+  std::vector<int> all(16);
+  for (int g = 0; g < 16; ++g) all[g] = g;
+  CHECK(CollectiveModel(p4d, CollectiveSpec{}, nullptr).transport_note(CollectiveOp::all_reduce, all) ==
+        "across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
+        "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
+        "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box");
+  CollectiveSpec simple;
+  simple.protocol = "Simple";
+  CHECK(CollectiveModel(p4d, simple, nullptr).transport_note(CollectiveOp::all_reduce, all).empty());
+  CHECK(CollectiveModel(p4d, CollectiveSpec{}, nullptr).transport_note(CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}).empty());
   // The held-out p5 platform says net_transport="efa": its 8 B all-reduce is that LL tree.
   Topology topo(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p5-efa.xml"), {}, "");
   CollectiveModel model(topo, CollectiveSpec{}, nullptr);
