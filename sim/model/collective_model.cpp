@@ -56,6 +56,12 @@ int CollectiveModel::resource_of(const DirectedLink& l) const {
   return n.link * 2 + (n.reverse ? 1 : 0);
 }
 
+SolverFlow CollectiveModel::leg_flow(const Leg& leg, double bytes) const {
+  SolverFlow f{bytes, {}};
+  for (const auto& l : leg.links) f.resources.push_back(resource_of(l));
+  return f;
+}
+
 std::vector<double> CollectiveModel::resource_capacities() const {
   std::vector<double> cap;
   for (const auto& l : topology_.platform().links) {
@@ -335,11 +341,7 @@ double CollectiveModel::self_sharing(const CollectivePlan& plan, const std::vect
   std::vector<SolverFlow> flows;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(plan.op, ring))
-      for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs) {
-        SolverFlow f{per_ring, {}};
-        for (const auto& l : leg.links) f.resources.push_back(resource_of(l));
-        flows.push_back(std::move(f));
-      }
+      for (const auto& leg : topology_.path(a, b, local_gpus(topology_, ring, a)).legs) flows.push_back(leg_flow(leg, per_ring));
   const double alone = plan.bus_bytes / raw_Bps;
   return alone > 0 ? std::max(1.0, completion_time(flows, resource_capacities()) / alone) : 1.0;
 }
@@ -388,11 +390,8 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
                            : tree                                ? tree_edge_bytes(plan.size_B, g.nodes, k, network)
                                                                  : per_ring / efficiency;
       for (const auto& leg : path.legs) {
-        Flow f{leg, bytes};
-        SolverFlow sf{f.bytes, {}};
-        for (const auto& l : leg.links) sf.resources.push_back(resource_of(l));
-        solver.push_back(sf);
-        plan.flows.push_back(std::move(f));
+        solver.push_back(leg_flow(leg, bytes));
+        plan.flows.push_back(Flow{leg, bytes});
       }
     }
   plan.bandwidth_s = completion_time(solver, resource_capacities());
@@ -416,14 +415,11 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
-      for (const auto& leg : p.legs) {
-        SolverFlow f{1.0 / double(rings.size()), {}};
-        for (const auto& l : leg.links) f.resources.push_back(resource_of(l));
-        (p.path_class == PathClass::NET ? net : chain).push_back(std::move(f));
-      }
+      for (const auto& leg : p.legs) (p.path_class == PathClass::NET ? net : chain).push_back(leg_flow(leg, 1.0 / double(rings.size())));
     }
+  const std::vector<double> capacities = resource_capacities();
   const auto rate = [&](const std::vector<SolverFlow>& flows) {
-    const double t = flows.empty() ? 0.0 : completion_time(flows, resource_capacities());
+    const double t = flows.empty() ? 0.0 : completion_time(flows, capacities);
     return t > 0 ? 1.0 / t : std::numeric_limits<double>::infinity();
   };
   g.node_net_Bps = rate(net);

@@ -24,6 +24,7 @@
 #include "config/calibration.hpp"
 #include "calibration_use.hpp"
 #include "collective_defaults.hpp"
+#include "flow_solver.hpp"
 #include "config/scenario.hpp"
 #include "topology.hpp"
 #include "workloads/step_ops.hpp"
@@ -76,6 +77,8 @@ public:
   const Topology& topology() const { return topology_; }
   // Resource index of a directed link for the flow solver and the engine's sharing checks.
   int resource_of(const DirectedLink& l) const;
+  // `bytes` along one leg, as the max-min solver takes it: the leg's link directions.
+  SolverFlow leg_flow(const Leg& leg, double bytes) const;
   std::vector<double> resource_capacities() const;
   // The group's rings as the tuner sees them (path class, wire rate, NVLS, nodes, GPU).
   GroupSummary summary(CollectiveOp op, const std::vector<int>& gpus) const;

@@ -71,11 +71,8 @@ CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAll
     for (int src : gpus) {
       if (src == dst) continue;
       for (const auto& leg : cm.topology().path(src, dst).legs) {
-        Flow f{leg, per_peer / CUSTOM_AR_WIRE_EFF};
-        SolverFlow sf{f.bytes, {}};
-        for (const auto& l : leg.links) sf.resources.push_back(cm.resource_of(l));
-        solver.push_back(sf);
-        plan.flows.push_back(std::move(f));
+        solver.push_back(cm.leg_flow(leg, per_peer / CUSTOM_AR_WIRE_EFF));
+        plan.flows.push_back(Flow{leg, per_peer / CUSTOM_AR_WIRE_EFF});
       }
     }
   plan.bandwidth_s = completion_time(solver, cm.resource_capacities());

@@ -62,11 +62,7 @@ KvRoute kv_route(const Topology& topology, const std::vector<int>& prefill_gpus,
 
 double kv_transfer_time_alone(const KvRoute& route, long tokens, const CollectiveModel& cm) {
   std::vector<SolverFlow> flows;
-  for (const auto& f : route.flows) {
-    SolverFlow sf{f.bytes_per_token * double(tokens), {}};
-    for (const auto& l : f.leg.links) sf.resources.push_back(cm.resource_of(l));
-    flows.push_back(std::move(sf));
-  }
+  for (const auto& f : route.flows) flows.push_back(cm.leg_flow(f.leg, f.bytes_per_token * double(tokens)));
   return route.latency_s + completion_time(flows, cm.resource_capacities());
 }
 
