@@ -120,6 +120,10 @@ const double* hop_table(PathClass c, bool staged, Algorithm a, bool nvswitch) {
 
 }  // namespace
 
+NetTransport net_transport_of(std::string_view name) {
+  return name == "tcp" ? NetTransport::tcp : name == "efa" ? NetTransport::efa : NetTransport::rdma;
+}
+
 int latency_steps(Algorithm a, CollectiveOp op, int n) {
   // An all-to-all's sends to every peer are in flight together (NCCL groups them): one step.
   if (op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all) return 1;
@@ -137,8 +141,8 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
   // The transport's own cost per network step.
   const double transport = nodes <= 1     ? 0.0
-                           : path.tcp_net ? TCP_NET_STEP
-                           : path.efa_net ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION : 0.0)
+                           : path.transport == NetTransport::tcp ? TCP_NET_STEP
+                           : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION : 0.0)
                                           : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);

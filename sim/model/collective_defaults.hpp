@@ -27,6 +27,12 @@ double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorit
 // Where a collective's steps run, as its fixed cost sees them: the ranks, the slowest path class
 // (host-staged or not), the nodes, the slowest class within a node, the hosts' CPU vendor (NCCL's
 // network post overhead) and the transport between nodes (TCP: the hosts' socket stacks).
+// How NCCL's network steps travel between nodes, a platform's net_transport: RDMA (InfiniBand,
+// RoCE), TCP (NCCL's sockets, or a TCP-based net plugin), AWS EFA (aws-ofi-nccl).
+enum class NetTransport { rdma, tcp, efa };
+// "tcp" and "efa" as named; anything else (rdma, or not given) RDMA.
+NetTransport net_transport_of(std::string_view name);
+
 struct LatencyPath {
   int nranks = 2;
   PathClass worst_class = PathClass::NVL;
@@ -34,9 +40,8 @@ struct LatencyPath {
   int nodes = 1;
   PathClass intra_class = PathClass::NVL;
   bool amd_host = false;
-  bool tcp_net = false;
+  NetTransport transport = NetTransport::rdma;
   bool nvswitch = false;  // every edge within a node through NVSwitch ports
-  bool efa_net = false;   // AWS EFA between nodes (aws-ofi-nccl)
 };
 
 // The default fixed cost of one collective: base(algorithm, protocol) + steps * hop. A tree across
@@ -109,8 +114,7 @@ struct GroupSummary {
   int nodes = 1;
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)
-  bool tcp_net = false;                    // the platform's net_transport is tcp (the hosts' socket stacks)
-  bool efa_net = false;                    // the platform's net_transport is efa (AWS EFA through aws-ofi-nccl)
+  NetTransport transport = NetTransport::rdma;  // the platform's net_transport
   double raw_Bps = 0;
   // Host-staged rings: the slowest staged edge's stages and the rings' staged rate with the
   // default host-copy rates (staged_rate_Bps times the rings).
@@ -122,7 +126,7 @@ struct GroupSummary {
   std::string gpu_model;
   const GpuSpec* gpu_spec = nullptr;
 
-  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, tcp_net, nvswitch, efa_net}; }
+  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, nvswitch}; }
 };
 
 // LL's bus-bandwidth cap (NCCL's tuning.cc llMaxBws; Ampere's measured): by GPU generation within a node, by host

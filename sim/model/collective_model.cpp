@@ -431,7 +431,7 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
 std::string CollectiveModel::transport_note(CollectiveOp op, const std::vector<int>& gpus) const {
   if (gpus.size() < 2 || spec_.protocol != "auto") return "";
   const GroupSummary g = summary(op, gpus);
-  if (g.nodes < 2 || !g.efa_net) return "";
+  if (g.nodes < 2 || g.transport != NetTransport::efa) return "";
   return "across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
          "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
          "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box";
@@ -483,8 +483,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     }
   g.nodes = int(nodes.size());
   g.amd_host = topology_.platform().cpu_vendor == "amd";
-  g.tcp_net = topology_.platform().net_transport == "tcp";
-  g.efa_net = topology_.platform().net_transport == "efa";
+  g.transport = net_transport_of(topology_.platform().net_transport);
   if (channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
     // Several rings share links, within a node (an NVLink mesh) and across nodes (eight rail rings
     // through one shared NIC): on every directed link each ring gets the capacity over the rings
@@ -508,7 +507,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   g.nvls_tree_possible = rail_rings && intra_nvswitch && g.compute_capability >= 90 && op == CollectiveOp::all_reduce && !g.staged;
   g.nvswitch = intra_nvswitch;
   g.ll128_enabled = g.nodes == 1 ? g.all_nvl
-                                 : g.intra_class == PathClass::NVL && !g.staged && !g.tcp_net && (nic_near || g.compute_capability >= 90);
+                                 : g.intra_class == PathClass::NVL && !g.staged && g.transport != NetTransport::tcp && (nic_near || g.compute_capability >= 90);
   g.port_Bps = port;
   if (g.nodes > 1) tree_rates(op, channel_rings, g);
   return g;

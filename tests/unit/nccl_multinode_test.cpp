@@ -106,14 +106,14 @@ TEST_CASE("TCP between nodes: every network step also pays 49 us of socket stack
   // a ring all-reduce 2 (nodes - 1): 6.8 + 28 x 1.0 + 2 x (2.7 + 49) = 138.2 us on 2 nodes; NVLS-tree
   // 2 log2(nodes): 55 + 2 x (80 + 49) = 313 us. One node has none: 15.2 us as over RDMA.
   const auto tcp = [](Algorithm a, Protocol p, int n, int nodes) {
-    return default_latency_s(p, a, CollectiveOp::all_reduce, LatencyPath{n, PathClass::NET, false, nodes, PathClass::NVL, false, true});
+    return default_latency_s(p, a, CollectiveOp::all_reduce, LatencyPath{n, PathClass::NET, false, nodes, PathClass::NVL, false, NetTransport::tcp});
   };
   CHECK(tcp(Algorithm::tree, Protocol::LL, 16, 2) == doctest::Approx(123.2 * US));
   CHECK(tcp(Algorithm::tree, Protocol::LL, 32, 4) == doctest::Approx(231.2 * US));
   CHECK(tcp(Algorithm::ring, Protocol::LL, 16, 2) == doctest::Approx(138.2 * US));
   CHECK(tcp(Algorithm::nvls_tree, Protocol::Simple, 16, 2) == doctest::Approx(313 * US));
   CHECK(default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce,
-                          LatencyPath{8, PathClass::NVL, false, 1, PathClass::NVL, false, true}) == doctest::Approx(15.2 * US));
+                          LatencyPath{8, PathClass::NVL, false, 1, PathClass::NVL, false, NetTransport::tcp}) == doctest::Approx(15.2 * US));
   // The A3 Mega platform says net_transport="tcp": its 2-node LL tree floor is the RDMA one,
   // 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, plus 2 x 49 = 123.2 us (the recorded log: 123 us).
   Topology topo(load_platform_file(ROOT + "/platforms/2x_gcp_a3mega_tcpxo.xml"), {}, "");
@@ -128,7 +128,7 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, and Simple
   // Simple 8.4 + 2 (7 x 4.0 + 14 + 23) = 138.4 us (p4d, where aws-ofi-nccl sets NCCL_PROTO=simple: 161-180 us).
   const auto efa = [](Algorithm a, Protocol p, int n, int nodes) {
     LatencyPath path{n, nodes > 1 ? PathClass::NET : PathClass::NVL, false, nodes, PathClass::NVL};
-    path.efa_net = true;
+    path.transport = NetTransport::efa;
     return default_latency_s(p, a, CollectiveOp::all_reduce, path);
   };
   CHECK(efa(Algorithm::tree, Protocol::LL, 16, 2) == doctest::Approx(65.2 * US));
