@@ -27,10 +27,14 @@ std::vector<int> parse_gpu_list(const std::string& text) {
       const int a = int(x), b = int(y);
       for (int g = a; g <= b; ++g) out.push_back(g);
     } catch (const ValueError&) {
-      throw ValueError("'" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
+      throw ValueError("--gpus: '" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
     }
   }
-  if (out.empty()) throw ValueError("'" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
+  if (out.empty()) throw ValueError("--gpus: '" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (std::find(out.begin(), out.begin() + long(i), out[i]) != out.begin() + long(i))
+      throw ValueError(fmt::format("--gpus: '{}' lists GPU {} twice", text, out[i]));
+  if (out.size() < 2) throw ValueError(fmt::format("--gpus: '{}' lists one GPU; a collective runs on 2 or more", text));
   return out;
 }
 

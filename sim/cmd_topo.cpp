@@ -94,7 +94,9 @@ std::string show(const PlatformDesc& p) {
 std::vector<std::string> import_notes(const TopoMatrix& m, const std::string& gpu_model) {
   std::vector<std::string> notes = m.notes;
   if (auto note = missing_nvlink_note(m, gpu_model)) notes.push_back(*note);
-  if (std::string note = infer_pcie_tree(m).numa_note; !note.empty()) notes.push_back(note);
+  const PcieTree tree = infer_pcie_tree(m);
+  for (const std::string& note : {tree.numa_note, tree.two_sockets_note})
+    if (!note.empty()) notes.push_back(note);
   return notes;
 }
 

@@ -111,6 +111,13 @@ std::string shown(const std::string& s) {
   return out;
 }
 
+// A section title above the matrix ("GPU Topology:", "NVIDIA Topology:"): a few words, the last ending
+// in ':', none of them a GPU column.
+bool is_title(const std::vector<Token>& toks) {
+  return !toks.empty() && toks.size() <= 4 && toks.back().text.back() == ':' &&
+         std::none_of(toks.begin(), toks.end(), [](const Token& t) { return numbered(t.text, "GPU").has_value(); });
+}
+
 bool is_rdma_name(const std::string& s) {
   if (!is_device_name(s)) return false;
   for (const char* prefix : {"mlx4_", "mlx5_", "bnxt_re", "irdma", "qedr", "efa", "erdma", "ionic_", "hfi1_"})
@@ -178,6 +185,11 @@ private:
     throw InputError(Location{m_.file, line, col}, msg);
   }
   [[noreturn]] void fail(int line, const Token& t, const std::string& msg) const { fail(line, t.col, msg); }
+  // A row label of the header whose row has not come yet (blank lines between rows).
+  bool row_still_missing(const std::string& label) const {
+    const auto found = device_by_label_.find(label);
+    return found != device_by_label_.end() && row_line_[found->second] == 0;
+  }
 
   void read_header(int line, const std::vector<Token>& toks);
   void note_elided_header(int line, const Token& t, bool before_gpus);
@@ -197,6 +209,7 @@ private:
   std::vector<Affinity> affinity_;       // the affinity columns, in order
   bool affinity_empty_noted_ = false;
   bool node_list_noted_ = false;
+  bool blank_rows_noted_ = false;
   std::vector<std::string> affinity_names_;
   std::map<std::string, int> device_by_label_;
   std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
@@ -235,6 +248,11 @@ TopoMatrix Reader::read(const std::string& text) {
                                          "the command line before the matrix, skipped"));
           continue;
         }
+        if (is_title(toks)) {  // "GPU Topology:", as vLLM's and SGLang's environment reports print it
+          m_.notes.push_back(format_note(Location{m_.file, line_no, toks[0].col},
+                                         fmt::format("the title '{}' before the matrix, skipped", shown(line.substr(toks[0].col - 1)))));
+          continue;
+        }
         read_header(line_no, toks);
         state = State::rows;
         last_row_line = line_no;
@@ -247,13 +265,19 @@ TopoMatrix Reader::read(const std::string& text) {
           state = State::legend;
         } else if (nic_legend) {
           state = State::nic_legend;
-        } else if (state == State::rows) {
+        } else if (state == State::rows || row_still_missing(toks[0].text)) {
+          if (state == State::after_matrix && !blank_rows_noted_) {
+            blank_rows_noted_ = true;
+            m_.notes.push_back(format_note(Location{m_.file, line_no, toks[0].col},
+                                           "blank lines between the matrix rows, read through"));
+          }
+          state = State::rows;
           read_row(line_no, std::move(toks), line);
           last_row_line = line_no;
         } else {
           fail(line_no, toks[0],
-               fmt::format("unexpected '{}' after the end of the matrix (line {}); rows follow the header "
-                           "without blank lines, and only the Legend may come after them",
+               fmt::format("unexpected '{}' after the end of the matrix (line {}); only the Legend may come after "
+                           "its rows",
                            toks[0].text, last_row_line));
         }
         break;

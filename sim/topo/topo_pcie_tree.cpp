@@ -97,7 +97,28 @@ bool usable_affinity(const TopoMatrix& m, int gpu) {
 // not print), the CPU Affinity column decides: GPUs with the same CPU list hang off one socket,
 // GPUs with different lists off different ones (a DGX-1: 0-19,40-59 against 20-39,60-79). The
 // codes win where both speak (published matrices give every GPU the same list across SYS).
-std::vector<int> infer_numa(const TopoMatrix& m, bool& used_cpu_affinity) {
+// Without affinity columns: when the SYS entries split the groups in two, every group SYS apart from
+// a group of the other set and from none of its own (a connected two-colourable graph of SYS
+// entries), the two sets are taken for the two sockets of a two-socket server; `parent` joins each
+// set. False, and nothing joined, when they do not.
+bool join_two_sockets(int groups, const std::set<std::pair<int, int>>& apart, std::vector<int>& parent) {
+  std::vector<int> colour(groups, -1);
+  std::vector<int> queue{0};
+  colour[0] = 0;
+  for (std::size_t q = 0; q < queue.size(); ++q)
+    for (const auto& [x, y] : apart) {
+      if (x != queue[q]) continue;
+      if (colour[y] == colour[x]) return false;
+      if (colour[y] < 0) colour[y] = 1 - colour[x], queue.push_back(y);
+    }
+  if (std::find(colour.begin(), colour.end(), -1) != colour.end()) return false;
+  const int first[2] = {int(std::find(colour.begin(), colour.end(), 0) - colour.begin()),
+                        int(std::find(colour.begin(), colour.end(), 1) - colour.begin())};
+  for (int g = 0; g < groups; ++g) parent[root(parent, g)] = root(parent, first[colour[g]]);
+  return true;
+}
+
+std::vector<int> infer_numa(const TopoMatrix& m, bool& used_cpu_affinity, std::string& two_sockets_note) {
   bool any_sys = false;
   for (const auto& row : m.paths)
     for (const auto& e : row) any_sys = any_sys || (e.given && e.code == PathCode::SYS);
@@ -128,6 +149,14 @@ std::vector<int> infer_numa(const TopoMatrix& m, bool& used_cpu_affinity) {
   for (int a = 0; a < m.gpu_count; ++a)
     for (int b = a + 1; b < m.gpu_count; ++b) {
       if (root(parent, group[a]) == root(parent, group[b]) || is_apart(group[a], group[b])) continue;
+      if ((!usable_affinity(m, a) || !usable_affinity(m, b)) && two_sockets_note.empty() && join_two_sockets(groups, apart, parent)) {
+        two_sockets_note = format_note(Location{m.file, m.path(a, b).line, m.path(a, b).col},
+                                       fmt::format("nvidia-smi prints {} for GPU{} and GPU{}, not a PCIe path, and the matrix has no NUMA or CPU "
+                                                   "Affinity column: its SYS entries split the GPUs in two, taken for the two sockets of a "
+                                                   "two-socket server (assumed)",
+                                                   m.path(a, b).text(), a, b));
+        if (root(parent, group[a]) == root(parent, group[b]) || is_apart(group[a], group[b])) continue;
+      }
       if (!usable_affinity(m, a) || !usable_affinity(m, b))
         fail_at(m, m.path(a, b),
                 fmt::format("cannot tell whether GPU{} and GPU{} share a NUMA node: nvidia-smi prints {} for them, "
@@ -235,7 +264,7 @@ PcieTree infer_pcie_tree(const TopoMatrix& m) {
   bool known = !gpu_numa.empty() && std::all_of(gpu_numa.begin(), gpu_numa.end(), [](int x) { return x >= 0; });
   if (known) tree.numa_note = numa_contradiction(m, gpu_numa);
   auto infer = [&] {
-    gpu_numa = infer_numa(m, tree.numa_from_cpu_affinity);
+    gpu_numa = infer_numa(m, tree.numa_from_cpu_affinity, tree.two_sockets_note);
     tree.numa_inferred = true;
   };
   if (!known || !tree.numa_note.empty()) infer();

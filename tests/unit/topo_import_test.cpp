@@ -334,6 +334,22 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xa100-nv12-4nic-pxb-sys-same-numa.txt", "A100-SXM4-80GB"},
       // Session 16: 4x RTX 5060 Ti, every pair PHB (P2P patched driver, its sidecar).
       {"4xrtx5060ti-phb-one-numa.txt", "RTX5060Ti-16GB"},
+      // Session 21 (sidecars name the source; GPU models the sidecars infer are marked there): a
+      // "GPU Topology:" title line (vLLM's environment report) and single spaces; blank lines between
+      // rows and no affinity columns (the SYS entries' two sets taken for two sockets); GB200 NUMA
+      // lists; direct NV6 links; POWER9 with NUMA node 8; tabs and empty NIC cells.
+      {"8xrtx3090-pix-phb-1nic-gpu-topology-title.txt", "RTX3090-24GB"},
+      {"8xh20-nv18-5nic-single-spaces-title.txt", "H20-96GB"},
+      {"8xv100-sxm2-blank-lines-no-affinity.txt", "V100-SXM2-32GB"},
+      {"4xgb200-nv18-8nic-numa-lists.txt", "GB200-185GB"},
+      {"4xh100-nv6-4nic-numa-odd-cpus.txt", "H100-SXM5-80GB"},
+      {"4xl40s-node-sys-2nic.txt", "L40S-48GB"},
+      {"4xrtx6000ada-node-sys-4nic-genoa.txt", "RTX6000Ada-48GB"},
+      {"4xv100-power9-nv3-pairs-4nic-tabs.txt", "V100-SXM2-32GB"},
+      {"8xa100-sxm-dgx-nv12-10nic-tabs-no-gpunuma.txt", "A100-SXM4-40GB"},
+      {"8xh100-nv18-amd-epyc-4socket-nonic.txt", "H100-SXM5-80GB"},
+      {"8xrtx3090-pix-phb-2socket.txt", "RTX3090-24GB"},
+      {"2xa100-della-sys-2nic-tabs.txt", "A100-PCIe-40GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -533,14 +549,46 @@ TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
                                        "topo.txt");
   CHECK(infer_pcie_tree(pairs).numa == std::vector<int>{0, 0, 1, 1});
   CHECK(infer_pcie_tree(pairs).numa_from_cpu_affinity);
-  // Without a usable CPU Affinity either, the socket of an NV# pair is not in the file.
-  CHECK(test::topo_parse_error("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
-                    "GPU0\t X \tNV12\tSYS\tSYS\tN/A\tN/A\n"
-                    "GPU1\tNV12\t X \tSYS\tSYS\tN/A\tN/A\n"
-                    "GPU2\tSYS\tSYS\t X \tNV12\tN/A\tN/A\n"
-                    "GPU3\tSYS\tSYS\tNV12\t X \tN/A\tN/A\n") ==
+  // Without a usable CPU Affinity either, the SYS entries decide when they split the GPUs in two
+  // (GPU0 SYS from 2 and 3, GPU1 too: {0, 1} against {2, 3}), taken for two sockets, with a note.
+  TopoMatrix unplaced = parse_topo_matrix("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+                                          "GPU0\t X \tNV12\tSYS\tSYS\tN/A\tN/A\n"
+                                          "GPU1\tNV12\t X \tSYS\tSYS\tN/A\tN/A\n"
+                                          "GPU2\tSYS\tSYS\t X \tNV12\tN/A\tN/A\n"
+                                          "GPU3\tSYS\tSYS\tNV12\t X \tN/A\tN/A\n",
+                                          "topo.txt");
+  const PcieTree split = infer_pcie_tree(unplaced);
+  CHECK(split.numa == std::vector<int>{0, 0, 1, 1});
+  CHECK(split.two_sockets_note ==
+        "topo.txt:2:10: note: nvidia-smi prints NV12 for GPU0 and GPU1, not a PCIe path, and the matrix has no NUMA or CPU "
+        "Affinity column: its SYS entries split the GPUs in two, taken for the two sockets of a two-socket server (assumed)");
+  check_platform(unplaced, "A100-SXM4-40GB");
+  // When they do not (three NV12 pairs, every other pair SYS: no two sets), the socket of an NV# pair
+  // is not in the file.
+  CHECK(test::topo_parse_error("\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\n"
+                               "GPU0\t X \tNV12\tSYS\tSYS\tSYS\tSYS\n"
+                               "GPU1\tNV12\t X \tSYS\tSYS\tSYS\tSYS\n"
+                               "GPU2\tSYS\tSYS\t X \tNV12\tSYS\tSYS\n"
+                               "GPU3\tSYS\tSYS\tNV12\t X \tSYS\tSYS\n"
+                               "GPU4\tSYS\tSYS\tSYS\tSYS\t X \tNV12\n"
+                               "GPU5\tSYS\tSYS\tSYS\tSYS\tNV12\t X \n") ==
         "topo.txt:2:10: error: cannot tell whether GPU0 and GPU1 share a NUMA node: nvidia-smi prints NV12 for them, "
         "not a PCIe path, the other entries leave it open, and the NUMA and CPU Affinity columns are N/A or absent");
+}
+
+TEST_CASE("a title line above the matrix and blank lines between its rows are read through, with notes") {
+  // vLLM's and SGLang's environment reports print "GPU Topology:" above `nvidia-smi topo -m`.
+  const TopoMatrix titled = parse_topo_matrix("GPU Topology:\n\tGPU0\tGPU1\tCPU Affinity\n"
+                                              "GPU0\t X \tPIX\t0-31\nGPU1\tPIX\t X \t0-31\n",
+                                              "topo.txt");
+  CHECK(titled.gpu_count == 2);
+  CHECK(titled.notes == std::vector<std::string>{"topo.txt:1:1: note: the title 'GPU Topology:' before the matrix, skipped"});
+  // A hand-typeset matrix with an empty line after each row.
+  const TopoMatrix spaced = parse_topo_matrix("\tGPU0\tGPU1\tCPU Affinity\n\n"
+                                              "GPU0\t X \tPIX\t0-31\n\nGPU1\tPIX\t X \t0-31\n\n",
+                                              "topo.txt");
+  CHECK(spaced.path(0, 1).code == PathCode::PIX);
+  CHECK(spaced.notes == std::vector<std::string>{"topo.txt:3:1: note: blank lines between the matrix rows, read through"});
 }
 
 TEST_CASE("malformed matrices are located errors with exact text") {
@@ -599,9 +647,10 @@ TEST_CASE("malformed matrices are located errors with exact text") {
   SUBCASE("duplicate and stray rows") {
     CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU0\t X \tPIX\t0-31\t0\n") ==
           "topo.txt:3:1: error: second row for GPU0 (the first is on line 2)");
-    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\n\nGPU1\tPIX\t X \t0-31\t0\n") ==
-          "topo.txt:4:1: error: unexpected 'GPU1' after the end of the matrix (line 2); rows follow the header "
-          "without blank lines, and only the Legend may come after them");
+    // A blank line ends the matrix once every row has come: what follows is not a row.
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\t0\n\nGPU1\tPIX\t X \t0-31\t0\n") ==
+          "topo.txt:5:1: error: unexpected 'GPU1' after the end of the matrix (line 3); only the Legend may come "
+          "after its rows");
   }
   SUBCASE("affinity cells") {
     CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\tPIX\t0\nGPU1\tPIX\t X \t0-31\t0\n") ==
