@@ -214,6 +214,33 @@ const std::vector<GpuSpec>& gpu_catalog() {
       {.name = "V100-PCIe-32GB", .compute_capability = 70, .memory_B = 32 * GiB, .hbm_peak_Bps = 900 * GB,
        .hbm_achievable_Bps = 900 * GB * 0.85, .bf16_peak_flops = 112 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
        .source = "derived: as the V100-PCIe-16GB row with 32 GB (the same board with twice the HBM2)"},
+      // Pascal and Kepler, still in published `nvidia-smi topo -m` matrices (session 21). Tesla P100 SXM2 16GB:
+      // 720 GB/s HBM2, fp16 21.2 TFLOPS (no tensor cores); PCIe 16GB / 12GB: 18.7 TFLOPS, 720 / 540 GB/s
+      // (tech4gamers.com Tesla P100 table; tomshardware.com/news/nvidia-tesla-p100-pcie-gpu,32119.html); the
+      // SXM2 board's NVLink "80 GB/s per direction, 160 GB/s both directions" over four NVLink 1 links, 20 GB/s
+      // each (teckknow.com Tesla P100 article; the DGX-1's NV1/NV2 hybrid cube mesh).
+      {.name = "P100-SXM2-16GB", .compute_capability = 60, .memory_B = 16 * GiB, .hbm_peak_Bps = 720 * GB,
+       .hbm_achievable_Bps = 720 * GB * 0.85, .bf16_peak_flops = 21.2 * TF, .matmul_efficiency = 0.7,
+       .nvlink_generation = 1, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 20 * GB, .pcie_generation = 3,
+       .source = "derived: datasheet (fp16 peak, no tensor cores, no bf16) with 85% HBM and 70% matmul efficiency"},
+      {.name = "P100-PCIe-16GB", .compute_capability = 60, .memory_B = 16 * GiB, .hbm_peak_Bps = 720 * GB,
+       .hbm_achievable_Bps = 720 * GB * 0.85, .bf16_peak_flops = 18.7 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
+       .source = "derived: datasheet (fp16 peak, no tensor cores, no bf16) with 85% HBM and 70% matmul efficiency"},
+      {.name = "P100-PCIe-12GB", .compute_capability = 60, .memory_B = 12 * GiB, .hbm_peak_Bps = 540 * GB,
+       .hbm_achievable_Bps = 540 * GB * 0.85, .bf16_peak_flops = 18.7 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
+       .source = "derived: datasheet (fp16 peak, no tensor cores, no bf16) with 85% HBM and 70% matmul efficiency"},
+      // Tesla P40 (GP102): 24 GB GDDR5, 347.1 GB/s, fp32 11.76 TFLOPS, fp16 0.18 (1/64 rate), PCIe 3.0 x16
+      // (gpuark.com/en/gpu/nvidia-tesla-p40; cpu-gpu.alldbin.com Tesla P40 page). Half-precision models compute
+      // in fp32 there (fp16 GEMMs with fp32 compute run at the fp32 rate), so the fp32 peak stands for it.
+      {.name = "P40-24GB", .compute_capability = 61, .memory_B = 24 * GB, .hbm_peak_Bps = 347.1 * GB,
+       .hbm_achievable_Bps = 347.1 * GB * 0.85, .bf16_peak_flops = 11.76 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
+       .source = "derived: datasheet (fp32 peak: its fp16 runs at 1/64) with 85% memory and 70% matmul efficiency"},
+      // Tesla K80: two GK210 GPUs per board, each 12 GB GDDR5 at 240.6 GB/s, 2496 CUDA cores at up to 824 MHz
+      // (cputronic.com Tesla K80 vs P40 page): fp32 2496 x 2 x 0.824 GHz = 4.11 TFLOPS per GPU (derived); the
+      // board's two GPUs meet below its own PCIe switch (PIX); PCIe 3.0 x16.
+      {.name = "K80-12GB", .compute_capability = 37, .memory_B = 12 * GB, .hbm_peak_Bps = 240.6 * GB,
+       .hbm_achievable_Bps = 240.6 * GB * 0.85, .bf16_peak_flops = 4.11 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
+       .source = "derived: one GK210 of the board (fp32 peak, no fast fp16) with 85% memory and 70% matmul efficiency"},
       {.name = "T4-16GB", .compute_capability = 75, .memory_B = 16 * GB, .hbm_peak_Bps = 320 * GB,
        .hbm_achievable_Bps = 320 * GB * 0.85, .bf16_peak_flops = 65 * TF, .matmul_efficiency = 0.7, .pcie_generation = 3,
        .source = "derived: datasheet (fp16 tensor peak, no bf16) with 85% memory and 70% matmul efficiency"},
@@ -364,6 +391,11 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
       {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
       {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
       {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
+      {"P100-SXM2-16GB", "Tesla P100-SXM2-16GB"},      // `nvidia-smi` table, stored file id 29170649839
+      {"P100-PCIe-16GB", "Tesla P100-PCIE-16GB"},      // TensorFlow's device list, stored file id 19685928972
+      {"P100-PCIe-12GB", "Tesla P100-PCIE-12GB"},      // a PCI id table of device names, stored file id 38073908391
+      {"P40-24GB", "Tesla P40"},                       // the same table; a homelab `topo -m` page, stored file id 25111988244
+      {"K80-12GB", "Tesla K80"},                       // lattice/quda#669 (its `nvidia-smi topo -m`)
       {"B300-SXM-288GB", "NVIDIA B300 SXM6 AC"},       // `nvidia-smi -L` / nvlink --status, stored file id 63125688786
       {"GB200-185GB", "NVIDIA GB200"},                 // `nvidia-smi` table, stored file id 54650828460
       {"GB300-278GB", "NVIDIA GB300"},                 // `nvidia-smi` table, stored file id 66256874927

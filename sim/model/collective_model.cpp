@@ -506,8 +506,10 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   const bool rail_rings = g.nodes > 1 && channel_rings.size() > 1 && g.nranks == g.nodes * int(channel_rings.size());
   g.nvls_tree_possible = rail_rings && intra_nvswitch && g.compute_capability >= 90 && op == CollectiveOp::all_reduce && !g.staged;
   g.nvswitch = intra_nvswitch;
-  g.ll128_enabled = g.nodes == 1 ? g.all_nvl
-                                 : g.intra_class == PathClass::NVL && !g.staged && g.transport != NetTransport::tcp && (nic_near || g.compute_capability >= 90);
+  // NCCL (tuning.cc) never enables LL128 below Volta (sm_70).
+  g.ll128_enabled = g.compute_capability >= 70 && (g.nodes == 1 ? g.all_nvl
+                                               : g.intra_class == PathClass::NVL && !g.staged && g.transport != NetTransport::tcp &&
+                                                     (nic_near || g.compute_capability >= 90));
   g.port_Bps = port;
   if (g.nodes > 1) tree_rates(op, channel_rings, g);
   return g;

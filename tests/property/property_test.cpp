@@ -308,6 +308,7 @@ TEST_CASE("property: the protocol picked is never slower than another one NCCL w
     bool missed = false;
     for (const char* p : {"LL", "LL128", "Simple"}) {
       if (std::string(p) == "LL128" && best.worst_class != PathClass::NVL) continue;  // NCCL runs LL128 on NVLink only
+      if (std::string(p) == "LL128" && box.platform().gpu(group.front())->spec->compute_capability < 70) continue;  // and from sm_70
       CollectiveSpec forced;
       forced.protocol = p;
       const CollectiveModel other(topo, forced, nullptr);

@@ -179,8 +179,8 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
                        "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L20-48GB, A30-24GB, "
                        "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
                        "RTXPRO6000-WS-96GB, RTXPRO6000-Server-96GB, V100-SXM2-16GB, V100-SXM3-32GB, B300-SXM-288GB, "
-                       "GB200-185GB, GB300-278GB, L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, T4-16GB, "
-                       "RTXA6000-48GB, RTXA5000-24GB, RTXA4000-16GB, "
+                       "GB200-185GB, GB300-278GB, L4-24GB, A10-24GB, A10G-24GB, V100-PCIe-16GB, V100-PCIe-32GB, "
+                       "P100-SXM2-16GB, P100-PCIe-16GB, P100-PCIe-12GB, P40-24GB, K80-12GB, T4-16GB, RTXA6000-48GB, RTXA5000-24GB, RTXA4000-16GB, "
                        "RTX4090-24GB, RTX2080Ti-11GB, RTX5090-32GB, RTX5080-16GB, RTX5070Ti-16GB, RTX5070-12GB, "
                        "RTX5060Ti-16GB",
                        ValueError);
@@ -350,6 +350,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xh100-nv18-amd-epyc-4socket-nonic.txt", "H100-SXM5-80GB"},
       {"8xrtx3090-pix-phb-2socket.txt", "RTX3090-24GB"},
       {"2xa100-della-sys-2nic-tabs.txt", "A100-PCIe-40GB"},
+      {"4xp40-phb-pairs-2socket.txt", "P40-24GB"},
+      {"8xk80-pix-pxb-tabs-mlx5-old.txt", "K80-12GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {

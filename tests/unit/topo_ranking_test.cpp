@@ -111,3 +111,17 @@ TEST_CASE("a ring of GPUs below one PCIe switch runs at their lanes: the switch'
   CHECK(cm.plan(CollectiveOp::all_reduce, S, {0, 1, 2, 3}).busbw_Bps() == doctest::Approx(12e9).epsilon(0.002));
   std::filesystem::remove(xml);
 }
+
+TEST_CASE("NCCL enables LL128 from Volta (sm_70) on: an NVLink pair of Pascal P100s never runs it") {
+  // tuning.cc: pEnable &= !(minCompCap < 70 || ...). The same NV4 pair of V100s has it.
+  const TopoMatrix m = parse_topo_matrix("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV4\t0-19\nGPU1\tNV4\t X \t0-19\n", "pair");
+  for (const auto& [gpu, ll128] : std::map<std::string, bool>{{"P100-SXM2-16GB", false}, {"V100-SXM2-16GB", true}}) {
+    CAPTURE(gpu);
+    const std::string xml = (tpsim::test::scratch_dir() / "pair.xml").string();
+    std::ofstream(xml) << platform_xml(m, gpu_link_spec(gpu));
+    Topology topo(load_platform_file(xml), {}, "");
+    const CollectiveModel cm(topo, {}, nullptr);
+    CHECK(cm.summary(CollectiveOp::all_reduce, {0, 1}).ll128_enabled == ll128);
+    std::filesystem::remove(xml);
+  }
+}
