@@ -97,7 +97,7 @@ bool usable_affinity(const TopoMatrix& m, int gpu) {
 // not print), the CPU Affinity column decides: GPUs with the same CPU list hang off one socket,
 // GPUs with different lists off different ones (a DGX-1: 0-19,40-59 against 20-39,60-79). The
 // codes win where both speak (published matrices give every GPU the same list across SYS).
-// Without affinity columns: when the SYS entries split the groups in two, every group SYS apart from
+// Without usable affinity columns: when the SYS entries split the groups in two, every group SYS apart from
 // a group of the other set and from none of its own (a connected two-colourable graph of SYS
 // entries), the two sets are taken for the two sockets of a two-socket server; `parent` joins each
 // set. False, and nothing joined, when they do not.
@@ -151,9 +151,9 @@ std::vector<int> infer_numa(const TopoMatrix& m, bool& used_cpu_affinity, std::s
       if (root(parent, group[a]) == root(parent, group[b]) || is_apart(group[a], group[b])) continue;
       if ((!usable_affinity(m, a) || !usable_affinity(m, b)) && two_sockets_note.empty() && join_two_sockets(groups, apart, parent)) {
         two_sockets_note = format_note(Location{m.file, m.path(a, b).line, m.path(a, b).col},
-                                       fmt::format("nvidia-smi prints {} for GPU{} and GPU{}, not a PCIe path, and the matrix has no NUMA or CPU "
-                                                   "Affinity column: its SYS entries split the GPUs in two, taken for the two sockets of a "
-                                                   "two-socket server (assumed)",
+                                       fmt::format("nvidia-smi prints {} for GPU{} and GPU{}, not a PCIe path, and the NUMA and CPU Affinity "
+                                                   "columns are N/A or absent: the SYS entries split the GPUs in two, taken for the two "
+                                                   "sockets of a two-socket server (assumed)",
                                                    m.path(a, b).text(), a, b));
         if (root(parent, group[a]) == root(parent, group[b]) || is_apart(group[a], group[b])) continue;
       }

@@ -158,7 +158,7 @@ void PlatformWriter::write_comment() {
   lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}{}.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
                               !tree_.numa_note.empty() ? " (inferred from the SYS entries, which the NUMA Affinity column contradicts)"
                               : tree_.numa_from_cpu_affinity ? " (no NUMA Affinity: nodes inferred from the SYS entries and the CPU Affinity column)"
-                              : !tree_.two_sockets_note.empty() ? " (no affinity columns: the SYS entries' two sets taken for two sockets, assumed)"
+                              : !tree_.two_sockets_note.empty() ? " (no usable affinity column: the SYS entries' two sets taken for two sockets, assumed)"
                               : tree_.numa_inferred   ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)"
                                                       : "",
                               m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));

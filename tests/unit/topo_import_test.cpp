@@ -562,8 +562,8 @@ TEST_CASE("NUMA Affinity N/A: one node without SYS, nodes from SYS otherwise") {
   const PcieTree split = infer_pcie_tree(unplaced);
   CHECK(split.numa == std::vector<int>{0, 0, 1, 1});
   CHECK(split.two_sockets_note ==
-        "topo.txt:2:10: note: nvidia-smi prints NV12 for GPU0 and GPU1, not a PCIe path, and the matrix has no NUMA or CPU "
-        "Affinity column: its SYS entries split the GPUs in two, taken for the two sockets of a two-socket server (assumed)");
+        "topo.txt:2:10: note: nvidia-smi prints NV12 for GPU0 and GPU1, not a PCIe path, and the NUMA and CPU Affinity columns "
+        "are N/A or absent: the SYS entries split the GPUs in two, taken for the two sockets of a two-socket server (assumed)");
   check_platform(unplaced, "A100-SXM4-40GB");
   // When they do not (three NV12 pairs, every other pair SYS: no two sets), the socket of an NV# pair
   // is not in the file.
