@@ -352,6 +352,7 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"2xa100-della-sys-2nic-tabs.txt", "A100-PCIe-40GB"},
       {"4xp40-phb-pairs-2socket.txt", "P40-24GB"},
       {"8xk80-pix-pxb-tabs-mlx5-old.txt", "K80-12GB"},
+      {"8xrtx5090-node-sys-2socket-turin-inferred.txt", "RTX5090-32GB"},  // inferred (its sidecar)
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
