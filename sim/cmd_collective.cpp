@@ -225,7 +225,7 @@ int collective_command(int argc, char** argv) {
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";
   if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) out += "# note: " + staging_note(*g.staged_edge, g.staging) + "\n";
-  if (const std::string note = model.transport_note(op, gpus); !note.empty()) out += "# note: " + note + "\n";
+  for (const std::string& note : model.network_notes(op, gpus)) out += "# note: " + note + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";

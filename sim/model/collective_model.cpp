@@ -428,13 +428,24 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
 
 // aws-ofi-nccl sets NCCL_PROTO=simple when the EFA device does not promise in-order 128-byte writes
 // (nccl_ofi_net.cpp, platform-aws.cpp): p4d and p4de print it, p5 does not.
-std::string CollectiveModel::transport_note(CollectiveOp op, const std::vector<int>& gpus) const {
-  if (gpus.size() < 2 || spec_.protocol != "auto") return "";
+std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const std::vector<int>& gpus) const {
+  std::vector<std::string> notes;
+  if (gpus.size() < 2) return notes;
   const GroupSummary g = summary(op, gpus);
-  if (g.nodes < 2 || g.transport != NetTransport::efa) return "";
-  return "across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
-         "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
-         "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box";
+  if (g.nodes < 2) return notes;
+  if (g.transport == NetTransport::efa && spec_.protocol == "auto")
+    notes.push_back("across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
+                    "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
+                    "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box");
+  const bool fitted_here = calibration_ && std::any_of(calibration_->collectives.begin(), calibration_->collectives.end(),
+                                                       [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
+  if (g.nodes > 2 && !fitted_here)
+    notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
+                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-256 MiB all-reduces 11-56% slower than "
+                                "simulated, more so with more nodes (1-8 GiB within 0.3-11%): read mid-size times here as optimistic, "
+                                "or calibrate on a log of {} nodes (tpsim fit)",
+                                g.nodes, g.nodes));
+  return notes;
 }
 
 GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {

@@ -82,9 +82,10 @@ public:
   std::vector<double> resource_capacities() const;
   // The group's rings as the tuner sees them (path class, wire rate, NVLS, nodes, GPU).
   GroupSummary summary(CollectiveOp op, const std::vector<int>& gpus) const;
-  // What the group's network transport may force that the scenario does not say ("" when nothing):
-  // across nodes over AWS EFA with the protocol left to NCCL, aws-ofi-nccl's NCCL_PROTO=simple.
-  std::string transport_note(CollectiveOp op, const std::vector<int>& gpus) const;
+  // What a group across nodes should know that the scenario does not say (none within a node):
+  // over AWS EFA with the protocol left to NCCL, aws-ofi-nccl's NCCL_PROTO=simple; across more than
+  // 2 nodes without a calibration of as many nodes, how far the defaults have been checked there.
+  std::vector<std::string> network_notes(CollectiveOp op, const std::vector<int>& gpus) const;
   // What the calibration did for the plans built so far, one line each, sorted: "applied: ...",
   // "extrapolated: ..." (and how), "default: ..." (why). Empty without a calibration.
   std::vector<std::string> calibration_notes() const;
