@@ -15,7 +15,11 @@ constexpr double GPU_CALIBRATED = 0.032;  // DGX H100, calibrated (all-reduce lo
 // README "Validation" and calibrate/README.md "Leave one box out", `tpsim collective --compare`:
 constexpr double COLL_DEFAULT = 0.089;    // median over the ten recorded logs of the uncalibrated median error
 constexpr double COLL_OTHER_BOX = 0.072;  // median of the 44 calibrated-from-another-box errors
-constexpr double COLL_NETWORK = 0.186;    // across nodes, uncalibrated: median of 10.2%, 63.7%, 18.6%
+// Across nodes, uncalibrated, the three recorded cross-node logs all run slower than simulated
+// (signed median errors -10.2%, -18.6%, -63.7%; no size of any of them more than +0.1% the other
+// way): real time may be longer by their median, 1 / (1 - 0.186) - 1 = 22.9%; the short side keeps
+// the one-node spread (COLL_DEFAULT).
+constexpr double COLL_NETWORK_SLOWER = 0.229;
 // Host-staged at the default copy rates (4.0 GB/s host copy, 1.44 across sockets): the median over
 // the 10 published P2P-off boxes of tests/data/measured/p2p_off_plateaus.csv of the factor between
 // the default rate and the box's plateau, max(d / p, p / d) (tests/unit/staged_spread_test.cpp).
@@ -101,7 +105,10 @@ Spread collective_spread(const ConfigResult& c, const Calibration* cal, const st
                         COLL_STAGED_FACTOR, (1 - 1 / COLL_STAGED_FACTOR) * 100, (COLL_STAGED_FACTOR - 1) * 100, COLL_DEFAULT * 100),
             true};
   if (network)
-    return symmetric(COLL_NETWORK, fmt::format("collectives across nodes, defaults: ±{:.1f}%, README \"Validation\" (median of the three cross-node logs)", COLL_NETWORK * 100));
+    return {COLL_DEFAULT, COLL_NETWORK_SLOWER,
+            fmt::format("collectives across nodes, defaults: -{:.1f}%/+{:.1f}%, README \"Validation\" (the three recorded cross-node logs run "
+                        "slower than simulated, their median by {:.1f}%; none faster by more than 0.1%, so the short side keeps the one-node {:.1f}%)",
+                        COLL_DEFAULT * 100, COLL_NETWORK_SLOWER * 100, COLL_NETWORK_SLOWER * 100, COLL_DEFAULT * 100)};
   return symmetric(COLL_DEFAULT, fmt::format("collectives from defaults: ±{:.1f}%, README \"Validation\" / calibrate/README.md (median over the ten recorded logs, uncalibrated)", COLL_DEFAULT * 100));
 }
 
