@@ -427,7 +427,8 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
 }
 
 // aws-ofi-nccl sets NCCL_PROTO=simple when the EFA device does not promise in-order 128-byte writes
-// (nccl_ofi_net.cpp, platform-aws.cpp): p4d and p4de print it, p5 does not.
+// (nccl_ofi_net.cpp, platform-aws.cpp): p4d and p4de print it, p5 does not. Beyond 2 nodes the
+// held-out sweeps are the only check of the defaults (tests/data/measured/nccl/manifest.yaml).
 std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const std::vector<int>& gpus) const {
   std::vector<std::string> notes;
   if (gpus.size() < 2) return notes;
