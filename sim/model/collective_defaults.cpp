@@ -51,6 +51,14 @@ constexpr double TCP_NET_STEP = 49.0 * US;
 // 6.8 + 2 (7 x 0.6 + 5.0 + 20) = 65.2 (tests/data/measured/SOURCES.md). (The plugin also tells NCCL's
 // tuner 75 us per network step, platform-aws.cpp: a figure for NCCL's choices, not a measured latency.)
 constexpr double EFA_NET_STEP = 20.0 * US, EFA_SIMPLE_COMPLETION = 3.0 * US;
+// A Simple tree's chunk is one step of its buffer (enqueue.cc: chunkSteps 1 for a tree), NCCL_BUFFSIZE
+// 4 MiB / NCCL_STEPS 8 = 512 KiB, and NCCL runs 2 channels per searched channel, one searched channel
+// per NIC (sjeaugey, NVIDIA/nccl#1041: "Execution channels are typically 2x the search channels";
+// 8-NIC H100 nodes print 16 channels, NVIDIA/nccl#1453 on 3 nodes, #1538 on 2). Checked, not fitted,
+// on the held-out 4- and 8-node H100 sweeps (14.2% -> 10.6%, 22.8% -> 17.4%); the fill counts interior
+// levels only, so 2-node trees, the recorded ones, are unchanged.
+constexpr double SIMPLE_STEP_B = 512.0 * 1024;
+constexpr int CHANNELS_PER_RING = 2;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // The share of its links a tree's network part reaches: NCCL's tuner takes 0.92 of a tree's bus
@@ -183,6 +191,12 @@ double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, 
 double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass intra, double chain_Bps, double node_net_Bps) {
   const double chain = chain_Bps * (intra == PathClass::NVL ? NVLINK_EFF : 1.0) / 2;
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
+}
+
+double tree_fill_s(double size_B, int nodes, int rings, double node_net_Bps) {
+  const double levels = std::floor(std::log2(double(nodes)));
+  if (levels < 2 || !(node_net_Bps > 0)) return 0;
+  return 2 * (levels - 1) * std::min(SIMPLE_STEP_B * CHANNELS_PER_RING * rings, size_B) / node_net_Bps;
 }
 
 double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {

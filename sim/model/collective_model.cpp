@@ -82,6 +82,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
+  if (tree_shaped(a, p, g) && p == Protocol::Simple) c.latency_s += tree_fill_s(size_B, g.nodes, g.rings, g.node_net_Bps);
   if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
@@ -442,9 +443,9 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
-                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-256 MiB all-reduces 11-56% slower than "
-                                "simulated, more so with more nodes (1-8 GiB within 0.3-11%): read mid-size times here as optimistic, "
-                                "or calibrate on a log of {} nodes (tpsim fit)",
+                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 9-56% slower than "
+                                "simulated, 32 MiB-8 GiB within 24%: read mid-size times here as optimistic, or calibrate on a log of "
+                                "{} nodes (tpsim fit)",
                                 g.nodes, g.nodes));
   return notes;
 }
@@ -511,6 +512,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     for (const auto& [resource, count] : crossings) raw = std::min(raw, cap[resource] / count);
   }
   g.raw_Bps = raw * double(channel_rings.size());  // the rings run side by side
+  g.rings = int(channel_rings.size());
   if (g.staged_edge) g.staged_Bps = staged * double(channel_rings.size());
   g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv &&
                     op != CollectiveOp::all_to_all;

@@ -196,9 +196,8 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   for (int g = 0; g < 16; ++g) two_nodes[g] = g;
   CHECK(model.network_notes(CollectiveOp::all_reduce, four_nodes) == std::vector<std::string>{
         "across 4 nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand sweeps "
-        "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-256 MiB all-reduces 11-56% slower than simulated, more so "
-        "with more nodes (1-8 GiB within 0.3-11%): read mid-size times here as optimistic, or calibrate on a log of 4 nodes "
-        "(tpsim fit)"});
+        "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 9-56% slower than simulated, 32 MiB-8 GiB "
+        "within 24%: read mid-size times here as optimistic, or calibrate on a log of 4 nodes (tpsim fit)"});
   CHECK(model.network_notes(CollectiveOp::all_reduce, two_nodes).empty());  // the nodes the defaults were fitted on
   // A calibration fitted on as many nodes silences it.
   Calibration cal;
@@ -208,4 +207,24 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   entry.nodes = 4;
   cal.collectives.push_back(entry);
   CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).network_notes(CollectiveOp::all_reduce, four_nodes).empty());
+}
+
+TEST_CASE("beyond 2 nodes a Simple tree stores and forwards one 512 KiB step per channel at each interior level") {
+  // fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 channels x rings, S) / node NICs: 0 on 2 nodes; 8 rail
+  // rings of 50 GB/s (400 GB/s a node), 16 channels, 8 MiB in flight per level.
+  const double step_bytes = 512.0 * 1024 * 2 * 8;
+  CHECK(tree_fill_s(64.0 * 1024 * 1024, 2, 8, 400e9) == 0);
+  CHECK(tree_fill_s(64.0 * 1024 * 1024, 4, 8, 400e9) == doctest::Approx(2 * 1 * step_bytes / 400e9));  // 41.9 us
+  CHECK(tree_fill_s(64.0 * 1024 * 1024, 8, 8, 400e9) == doctest::Approx(2 * 2 * step_bytes / 400e9));  // 83.9 us
+  CHECK(tree_fill_s(1024.0 * 1024, 4, 8, 400e9) == doctest::Approx(2 * 1024.0 * 1024 / 400e9));       // below a step per channel: S
+  // On 4 of 16x_dgx_h100_ib.xml's nodes a 64 MiB all-reduce runs tree/Simple at NCCL's latency,
+  // 8.4 + 2 (7 x 4.0 + 2 x 14) = 120.4 us, plus that fill.
+  const Topology cluster(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
+  const CollectiveModel model(cluster, CollectiveSpec{}, nullptr);
+  std::vector<int> four_nodes(32);
+  for (int g = 0; g < 32; ++g) four_nodes[g] = g;
+  const CollectivePlan& plan = model.plan(CollectiveOp::all_reduce, 64.0 * 1024 * 1024, four_nodes);
+  CHECK(plan.algorithm == Algorithm::tree);
+  CHECK(plan.protocol == Protocol::Simple);
+  CHECK(plan.latency_s == doctest::Approx((8.4 + 2 * (7 * 4.0 + 2 * 14.0)) * US + 2 * step_bytes / 400e9).epsilon(0.01));
 }
