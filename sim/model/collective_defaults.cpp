@@ -58,7 +58,7 @@ constexpr double EFA_NET_STEP = 20.0 * US, EFA_SIMPLE_COMPLETION = 3.0 * US;
 // on the held-out 4- and 8-node H100 sweeps (14.2% -> 10.6%, 22.8% -> 17.4%); the fill counts interior
 // levels only, so 2-node trees, the recorded ones, are unchanged.
 constexpr double SIMPLE_STEP_B = 512.0 * 1024;
-constexpr int CHANNELS_PER_RING = 2;
+constexpr int CHANNELS_PER_NIC = 2;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
 constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // The share of its links a tree's network part reaches: NCCL's tuner takes 0.92 of a tree's bus
@@ -193,10 +193,10 @@ double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass 
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
 }
 
-double tree_fill_s(double size_B, int nodes, int rings, double node_net_Bps) {
+double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_Bps) {
   const double levels = std::floor(std::log2(double(nodes)));
-  if (levels < 2 || !(node_net_Bps > 0)) return 0;
-  return 2 * (levels - 1) * std::min(SIMPLE_STEP_B * CHANNELS_PER_RING * rings, size_B) / node_net_Bps;
+  if (levels < 2 || nics_per_node < 1 || !(node_net_Bps > 0)) return 0;
+  return 2 * (levels - 1) * std::min(SIMPLE_STEP_B * CHANNELS_PER_NIC * nics_per_node, size_B) / node_net_Bps;
 }
 
 double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {

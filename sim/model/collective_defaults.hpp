@@ -93,9 +93,9 @@ double tree_edge_bytes(double size_B, int nodes, int rings, bool network);
 
 // Beyond 2 nodes NCCL's double binary tree forwards through interior nodes: a Simple tree's chunk
 // (one step, 512 KiB per channel) is stored and forwarded at log2(nodes) - 1 more levels each way
-// than on 2 nodes, each at a channel's share of the node's NICs (2 channels per NIC ring):
-//   fill = 2 (log2(nodes) - 1) x min(512 KiB x channels, S) / node NICs; 0 up to 2 nodes.
-double tree_fill_s(double size_B, int nodes, int rings, double node_net_Bps);
+// than on 2 nodes, each at a channel's share of the node's NICs (2 channels per NIC):
+//   fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 x NICs, S) / node NICs' rate; 0 up to 2 nodes.
+double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_Bps);
 
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
 // NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's
@@ -118,7 +118,7 @@ struct GroupSummary {
   double node_net_Bps = 0;
   double chain_Bps = 0;
   int nodes = 1;
-  int rings = 1;                           // the channels' rings: one per NIC rail across nodes
+  int nics_per_node = 0;                   // across nodes: the NICs a node's rings leave through
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)
   NetTransport transport = NetTransport::rdma;  // the platform's net_transport

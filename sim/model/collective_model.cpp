@@ -82,7 +82,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
-  if (tree_shaped(a, p, g) && p == Protocol::Simple) c.latency_s += tree_fill_s(size_B, g.nodes, g.rings, g.node_net_Bps);
+  if (tree_shaped(a, p, g) && p == Protocol::Simple) c.latency_s += tree_fill_s(size_B, g.nodes, g.nics_per_node, g.node_net_Bps);
   if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
@@ -413,11 +413,17 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
 // share counts once, a rail NIC per ring adds up).
 void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<int>>& rings, GroupSummary& g) const {
   std::vector<SolverFlow> net, chain;
+  std::set<int> nics;
   for (const auto& ring : rings)
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path(a, b, local_gpus(topology_, ring, a));
-      for (const auto& leg : p.legs) (p.path_class == PathClass::NET ? net : chain).push_back(leg_flow(leg, 1.0 / double(rings.size())));
+      for (const auto& leg : p.legs) {
+        (p.path_class == PathClass::NET ? net : chain).push_back(leg_flow(leg, 1.0 / double(rings.size())));
+        for (const auto& l : leg.links)
+          if (topology_.platform().links[l.link].kind == LinkKind::nic) nics.insert(l.link);
+      }
     }
+  g.nics_per_node = int(nics.size()) / std::max(1, g.nodes);
   const std::vector<double> capacities = resource_capacities();
   const auto rate = [&](const std::vector<SolverFlow>& flows) {
     const double t = flows.empty() ? 0.0 : completion_time(flows, capacities);
@@ -512,7 +518,6 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     for (const auto& [resource, count] : crossings) raw = std::min(raw, cap[resource] / count);
   }
   g.raw_Bps = raw * double(channel_rings.size());  // the rings run side by side
-  g.rings = int(channel_rings.size());
   if (g.staged_edge) g.staged_Bps = staged * double(channel_rings.size());
   g.nvls_possible = all_nvswitch && g.nodes == 1 && g.compute_capability >= 90 && g.nranks > 2 && op != CollectiveOp::send_recv &&
                     op != CollectiveOp::all_to_all;

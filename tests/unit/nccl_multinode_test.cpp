@@ -210,13 +210,14 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
 }
 
 TEST_CASE("beyond 2 nodes a Simple tree stores and forwards one 512 KiB step per channel at each interior level") {
-  // fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 channels x rings, S) / node NICs: 0 on 2 nodes; 8 rail
-  // rings of 50 GB/s (400 GB/s a node), 16 channels, 8 MiB in flight per level.
+  // fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 channels x NICs, S) / node NICs' rate: 0 on 2 nodes;
+  // 8 NICs of 50 GB/s (400 GB/s a node), 16 channels, 8 MiB per level; one shared NIC: 1 MiB.
   const double step_bytes = 512.0 * 1024 * 2 * 8;
   CHECK(tree_fill_s(64.0 * 1024 * 1024, 2, 8, 400e9) == 0);
   CHECK(tree_fill_s(64.0 * 1024 * 1024, 4, 8, 400e9) == doctest::Approx(2 * 1 * step_bytes / 400e9));  // 41.9 us
   CHECK(tree_fill_s(64.0 * 1024 * 1024, 8, 8, 400e9) == doctest::Approx(2 * 2 * step_bytes / 400e9));  // 83.9 us
   CHECK(tree_fill_s(1024.0 * 1024, 4, 8, 400e9) == doctest::Approx(2 * 1024.0 * 1024 / 400e9));       // below a step per channel: S
+  CHECK(tree_fill_s(64.0 * 1024 * 1024, 4, 1, 50e9) == doctest::Approx(2 * 512.0 * 1024 * 2 / 50e9));  // one NIC: 42 us too
   // On 4 of 16x_dgx_h100_ib.xml's nodes a 64 MiB all-reduce runs tree/Simple at NCCL's latency,
   // 8.4 + 2 (7 x 4.0 + 2 x 14) = 120.4 us, plus that fill.
   const Topology cluster(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
