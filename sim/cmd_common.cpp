@@ -31,9 +31,10 @@ std::vector<int> parse_gpu_list(const std::string& text) {
     }
   }
   if (out.empty()) throw ValueError("--gpus: '" + text + "' is not a GPU list (write e.g. 0-3 or 0,2)");
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (std::find(out.begin(), out.begin() + long(i), out[i]) != out.begin() + long(i))
-      throw ValueError(fmt::format("--gpus: '{}' lists GPU {} twice", text, out[i]));
+  std::vector<int> sorted = out;  // a range may list 65536 GPUs: sort, then compare neighbours
+  std::sort(sorted.begin(), sorted.end());
+  if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+    throw ValueError(fmt::format("--gpus: '{}' lists GPU {} twice", text, *twice));
   if (out.size() < 2) throw ValueError(fmt::format("--gpus: '{}' lists one GPU; a collective runs on 2 or more", text));
   return out;
 }
