@@ -96,6 +96,10 @@ double tree_edge_bytes(double size_B, int nodes, int rings, bool network);
 // than on 2 nodes, each at a channel's share of the node's NICs (2 channels per NIC):
 //   fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 x NICs, S) / node NICs' rate; 0 up to 2 nodes.
 double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_Bps);
+// NCCL's factor on a tree all-reduce's bandwidth at size S (tuning.cc treeCorrectionFactor): below 1
+// from 256 B (LL128 4 KiB) to 128 MiB, lowest (0.4-0.5) around 128 KiB-1 MiB; also on NVLS-tree from
+// Blackwell (sm_100) on x86 hosts.
+double tree_correction(Protocol p, double size_B);
 
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
 // NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's
@@ -121,6 +125,7 @@ struct GroupSummary {
   int nics_per_node = 0;                   // across nodes: the NICs a node's rings leave through
   PathClass intra_class = PathClass::NVL;  // the slowest class of the edges within a node
   bool amd_host = false;                   // the platform's cpu_vendor is amd (NCCL's network overhead)
+  bool x86_host = true;                    // not arm or power (NCCL's NVLS-tree correction on Blackwell)
   NetTransport transport = NetTransport::rdma;  // the platform's net_transport
   double raw_Bps = 0;
   // Host-staged rings: the slowest staged edge's stages and the rings' staged rate with the

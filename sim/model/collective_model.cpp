@@ -84,6 +84,8 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   if (tree_shaped(a, p, g) && p == Protocol::Simple) c.latency_s += tree_fill_s(size_B, g.nodes, g.nics_per_node, g.node_net_Bps);
   if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
+  if (op == CollectiveOp::all_reduce && (a == Algorithm::tree || (a == Algorithm::nvls_tree && g.compute_capability >= 100 && g.x86_host)))
+    c.bus_bw_Bps *= tree_correction(p, size_B);
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -502,6 +504,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     }
   g.nodes = int(nodes.size());
   g.amd_host = topology_.platform().cpu_vendor == "amd";
+  g.x86_host = topology_.platform().cpu_vendor != "arm" && topology_.platform().cpu_vendor != "power";
   g.transport = net_transport_of(topology_.platform().net_transport);
   if (channel_rings.size() > 1 && op != CollectiveOp::all_to_all) {
     // Several rings share links, within a node (an NVLink mesh) and across nodes (eight rail rings

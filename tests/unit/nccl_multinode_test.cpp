@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/gpu_catalog.hpp"
 #include "config/platform_file.hpp"
 #include "model/collective_defaults.hpp"
 #include "model/collective_model.hpp"
@@ -52,7 +53,7 @@ TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node coun
   CHECK(ll_max_bus_Bps(80, 2, true) == doctest::Approx(22.5e9));
   CHECK(ll_max_bus_Bps(80, 8, true) == doctest::Approx(19.0e9));
   // On 2x DGX H100 (Intel hosts, 8 x 50 GB/s NICs per node): tree LL 400 x 0.92 / 3.8 = 96.8 GB/s,
-  // capped at 39 GB/s.
+  // capped at 39 GB/s, then NCCL's medium-size correction for LL at log2(1 MiB / 64 B) = 14: x 0.5.
   Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
   CollectiveSpec spec;
   spec.protocol = "LL";
@@ -61,7 +62,7 @@ TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node coun
   std::vector<int> gpus;
   for (int g = 0; g < 16; ++g) gpus.push_back(g);
   const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 20, gpus);
-  CHECK(p.bus_bw_Bps == doctest::Approx(39e9));
+  CHECK(p.bus_bw_Bps == doctest::Approx(39e9 * 0.5));
   CHECK(p.latency_s == doctest::Approx(25.2 * US));
 }
 
@@ -180,12 +181,65 @@ TEST_CASE("a tree across nodes moves S per node through the NICs each way on 2 n
   const Topology shared_topo(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-dgx-h200-1nic.xml"), {}, "");
   const CollectiveModel shared(shared_topo, CollectiveSpec{}, nullptr);
   CHECK(shared.summary(CollectiveOp::all_reduce, gpus).node_net_Bps == doctest::Approx(50e9));
-  // 8 MiB through the one NIC: tree/LL128 at 46 x 120/128 GB/s algbw, 14.0 + 2 (7 x 1.25 + 8.5) = 48.5 us of
-  // latency; the held-out log measured 255.7 us (ring bytes, 1.875 S through the NIC, gave 418).
+  // 8 MiB through the one NIC: tree/LL128 at 46 x 120/128 GB/s algbw, x 0.9 (NCCL's medium-size correction
+  // for LL128 at log2(8 MiB / 64 B) = 17), 14.0 + 2 (7 x 1.25 + 8.5) = 48.5 us of latency: 264.6 us; the
+  // held-out log measured 255.7 us (ring bytes, 1.875 S through the NIC, gave 418).
   const CollectivePlan& p = shared.plan(CollectiveOp::all_reduce, 8 << 20, gpus);
   CHECK(p.algorithm == Algorithm::tree);
   CHECK(p.protocol == Protocol::LL128);
-  CHECK(p.time_s() == doctest::Approx(48.5 * US + (8 << 20) / (46e9 * 120 / 128)).epsilon(1e-6));
+  CHECK(p.time_s() == doctest::Approx(48.5 * US + (8 << 20) / (46e9 * 120 / 128 * 0.9)).epsilon(1e-6));
+}
+
+TEST_CASE("NCCL's medium-size correction of a tree all-reduce's bandwidth (tuning.cc treeCorrectionFactor), by log2(S / 64 B)") {
+  // Below 64 B and from log2 = 23 (512 MiB) on: none.
+  CHECK(tree_correction(Protocol::Simple, 63) == 1.0);
+  CHECK(tree_correction(Protocol::Simple, 512.0 * (1 << 20)) == 1.0);
+  // NCCL's rows: Simple 0.9 at 64 B (log 0), LL 0.4 at 256 KiB and 512 KiB (logs 12, 13), LL128 0.6 at 64 KiB
+  // (log 10), Simple 0.9 at 256 MiB (log 22); a size between powers of two takes the lower one's.
+  CHECK(tree_correction(Protocol::Simple, 64) == doctest::Approx(0.9));
+  CHECK(tree_correction(Protocol::LL, 256 << 10) == doctest::Approx(0.4));
+  CHECK(tree_correction(Protocol::LL, (1 << 20) - 1) == doctest::Approx(0.4));
+  CHECK(tree_correction(Protocol::LL128, 64 << 10) == doctest::Approx(0.6));
+  CHECK(tree_correction(Protocol::Simple, 256.0 * (1 << 20)) == doctest::Approx(0.9));
+
+  // Applied to a tree all-reduce's bus bandwidth; on 2x DGX H100, tree/Simple at 1 MiB (log 14: 0.5)
+  // runs at half the bandwidth it has at 1 GiB (log 24: none), both bound by the chain within a node.
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "tree";
+  const CollectiveModel model(topo, spec, nullptr);
+  std::vector<int> gpus(16);
+  for (int g = 0; g < 16; ++g) gpus[g] = g;
+  const double large = model.plan(CollectiveOp::all_reduce, 1 << 30, gpus).bus_bw_Bps;
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 20, gpus).bus_bw_Bps == doctest::Approx(large * 0.5));
+  // A ring is not corrected: the same bandwidth at both sizes.
+  spec.algorithm = "ring";
+  const CollectiveModel rings(topo, spec, nullptr);
+  CHECK(rings.plan(CollectiveOp::all_reduce, 1 << 20, gpus).bus_bw_Bps ==
+        doctest::Approx(rings.plan(CollectiveOp::all_reduce, 1 << 30, gpus).bus_bw_Bps));
+}
+
+TEST_CASE("NVLS-tree takes the medium-size correction from Blackwell (sm_100) on x86 hosts, as NCCL does") {
+  // The 2x DGX H100 platform with its GPUs made B200s: at 16 MiB (log2(16 MiB / 64 B) = 18: Simple 0.7)
+  // NVLS-tree runs at 0.7 of its bandwidth on an x86 host, at all of it on an ARM host and on Hopper.
+  auto nvls_tree_bw = [](const char* gpu, const char* cpu_vendor) {
+    PlatformDesc platform = load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml");
+    platform.cpu_vendor = cpu_vendor;
+    for (auto& g : platform.gpus) g.spec = find_gpu(gpu), g.model = gpu;
+    const Topology topo(platform, {}, "");
+    CollectiveSpec spec;
+    spec.algorithm = "nvls";
+    const CollectiveModel model(topo, spec, nullptr);
+    std::vector<int> gpus(16);
+    for (int g = 0; g < 16; ++g) gpus[g] = g;
+    const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 16 << 20, gpus);
+    CHECK(p.algorithm == Algorithm::nvls_tree);
+    return p.bus_bw_Bps;
+  };
+  const double arm = nvls_tree_bw("B200-SXM-180GB", "arm");
+  CHECK(nvls_tree_bw("B200-SXM-180GB", "intel") == doctest::Approx(arm * 0.7));
+  CHECK(nvls_tree_bw("H100-SXM5-80GB", "intel") == doctest::Approx(nvls_tree_bw("H100-SXM5-80GB", "arm")));
 }
 
 TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the defaults were checked there") {
