@@ -20,6 +20,7 @@ struct LineCosts {
   double latency_s = 0;
   double bus_bw_Bps = 0;
   bool calibrated = false;
+  double tree_correction = 1.0;  // NCCL's medium-size factor already in bus_bw_Bps (tree_correction())
 };
 
 struct LineUse {

@@ -84,8 +84,10 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   if (tree_shaped(a, p, g) && p == Protocol::Simple) c.latency_s += tree_fill_s(size_B, g.nodes, g.nics_per_node, g.node_net_Bps);
   if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
-  if (op == CollectiveOp::all_reduce && (a == Algorithm::tree || (a == Algorithm::nvls_tree && g.compute_capability >= 100 && g.x86_host)))
-    c.bus_bw_Bps *= tree_correction(p, size_B);
+  if (op == CollectiveOp::all_reduce && (a == Algorithm::tree || (a == Algorithm::nvls_tree && g.compute_capability >= 100 && g.x86_host))) {
+    c.tree_correction = tree_correction(p, size_B);
+    c.bus_bw_Bps *= c.tree_correction;
+  }
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -371,6 +373,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
         plan.latency_s = c.latency_s;
         plan.bus_bw_Bps = c.bus_bw_Bps;
         plan.calibrated = c.calibrated;
+        plan.tree_correction = c.calibrated ? 1.0 : c.tree_correction;
       }
     }
 }
