@@ -39,13 +39,19 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   return nodes > 1 ? "NET" : fit::path_class_named(comments + name);
 }
 
+// tpsim's --algorithm name as the algorithm a log ran: nvls is NVLS-tree across nodes.
+Algorithm forced_algorithm_of(const std::string& name, int nodes) {
+  if (name == "nvls") return nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls;
+  return name == "tree" ? Algorithm::tree : name == "direct" ? Algorithm::direct : Algorithm::ring;
+}
+
 }  // namespace
 
 int fit_command(int argc, char** argv) {
   CLI::App app{"Fit tpsim's collective model to nccl-tests logs (and GEMM/HBM measurements)"};
   std::vector<std::string> inputs;
   std::string output, gemm_path, hbm_path, launch_path, path_class, platform_path, gpus_text, op_text, nccl_version,
-      net_transport;
+      net_transport, protocol, algorithm;
   app.add_option("inputs", inputs, "nccl-tests logs, or directories written by tpsim-calibrate");
   app.add_option("-o,--output", output, "calibration YAML to write")->required();
   app.add_option("--gemm", gemm_path, "GEMM CSV (op,m,n,k,dtype,time_us,...)");
@@ -64,7 +70,14 @@ int fit_command(int argc, char** argv) {
   app.add_option("--net-transport", net_transport,
                  "rdma | tcp: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or network "
                  "Socket means tcp, else the platform's net_transport)");
+  app.add_option("--protocol", protocol,
+                 "LL | LL128 | Simple: the NCCL_PROTO the logs ran with, for logs that do not print it (aws-ofi-nccl sets Simple "
+                 "on EFA without in-order 128-byte writes: p4d, p4de)");
+  app.add_option("--algorithm", algorithm,
+                 "ring | tree | direct | nvls: the NCCL_ALGO the logs ran with, for logs that do not print it");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  if (!protocol.empty()) check_choice("--protocol", protocol, {"LL", "LL128", "Simple"});
+  if (!algorithm.empty()) check_choice("--algorithm", algorithm, {"ring", "tree", "direct", "nvls"});
   if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
   if (!nccl_version.empty() && !nccl_release(nccl_version))
     throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));
@@ -134,9 +147,11 @@ int fit_command(int argc, char** argv) {
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
     opt.nodes = nodes;
     const fit::LogSettings settings = fit::log_settings(log);
-    const std::string& forced_protocol = settings.protocol;
+    const std::string& forced_protocol = settings.protocol.empty() ? protocol : settings.protocol;
     for (Protocol p : ALL_PROTOCOLS)
       if (forced_protocol == protocol_name(p)) opt.forced_protocol = p;
+    const std::string& forced_algorithm = settings.algorithm.empty() ? algorithm : settings.algorithm;
+    if (!forced_algorithm.empty()) opt.forced_algorithm = forced_algorithm_of(forced_algorithm, nodes);
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
     // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name when the
@@ -148,16 +163,29 @@ int fit_command(int argc, char** argv) {
     if (!nccl_version.empty() && !log.nccl_version.empty() && log.nccl_version != nccl_version)
       notes.push_back(fmt::format("the log prints NCCL {}: --nccl-version {} is for logs that do not, and is not used", log.nccl_version,
                                   nccl_version));
+    if (!algorithm.empty() && !settings.algorithm.empty() && settings.algorithm != algorithm)
+      notes.push_back(fmt::format("the log prints NCCL_ALGO={}: --algorithm {} is for logs that do not, and is not used",
+                                  settings.algorithm, algorithm));
+    if (opt.forced_algorithm)
+      notes.push_back(fmt::format("{} NCCL_ALGO={}: its lines and pieces are labelled {} (the steps a latency moves by to another "
+                                  "rank count)",
+                                  settings.algorithm.empty() ? "--algorithm: the log ran" : "the log forced", forced_algorithm,
+                                  algorithm_name(*opt.forced_algorithm)));
+    if (!protocol.empty() && !settings.protocol.empty() && settings.protocol != protocol)
+      notes.push_back(fmt::format("the log prints NCCL_PROTO={}: --protocol {} is for logs that do not, and is not used",
+                                  settings.protocol, protocol));
     if (opt.forced_protocol)
-      notes.push_back(fmt::format("the log forced NCCL_PROTO={0}: only the {0} line is fitted, with no size pieces; the other "
-                                  "protocols are written as copies the data did not constrain (fitted: false), and runs take "
-                                  "their defaults",
-                                  forced_protocol));
+      notes.push_back(fmt::format("{0} NCCL_PROTO={1}: only the {1} line is fitted, and size pieces, where the curve steps (NCCL "
+                                  "still picks the algorithm and its channels), all run {1}; the other protocols are written as "
+                                  "copies the data did not constrain (fitted: false), and runs take their defaults",
+                                  settings.protocol.empty() ? "--protocol: the log ran" : "the log forced", forced_protocol));
     if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
+      if (opt.forced_algorithm)
+        for (auto& line : f.protocols) line.algorithm = *opt.forced_algorithm;
       f.cpu_vendor = topo->platform().cpu_vendor;
       if (box->nodes > 1) {
         const std::string& logged = settings.net_transport;

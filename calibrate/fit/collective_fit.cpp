@@ -463,8 +463,16 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   const LineTable lines = fit_all_lines(samples, fit.bus_factor);
   const std::vector<Cut> cuts =
       best_cuts(lines, samples.size(), max_pieces(fit.op, fit.nranks, fit.nodes, options.ll128));
-  if (const int k = options.forced_protocol ? 0 : chosen_piece_count(envelope, cuts, samples.size()); k > 0)
-    fit.pieces = make_pieces(cuts[k - 1], lines, samples, piece_labels(k, fit.op, fit.nranks, fit.nodes, options.ll128));
+  if (const int k = chosen_piece_count(envelope, cuts, samples.size()); k > 0) {
+    auto labels = piece_labels(k, fit.op, fit.nranks, fit.nodes, options.ll128);
+    // Under a forced protocol (or algorithm) NCCL still picks the rest and its channels by size:
+    // the pieces record those steps, every one of them in what the log forced.
+    for (auto& label : labels) {
+      if (options.forced_protocol) label.second = *options.forced_protocol;
+      if (options.forced_algorithm) label.first = *options.forced_algorithm;
+    }
+    fit.pieces = make_pieces(cuts[k - 1], lines, samples, labels);
+  }
 
   for (const Sample& s : samples)
     fit.points.push_back(

@@ -141,8 +141,11 @@ struct FitOptions {
   // Nodes the ranks span: more than one gives an all_reduce tree pieces as well as ring ones.
   int nodes = 1;
   // The protocol the log forced (NCCL_PROTO): only its line is fitted, the others are copies the
-  // data did not constrain, and there are no size pieces (NCCL had no choice to record).
+  // data did not constrain, and size pieces, where the curve has steps, all run that protocol.
   std::optional<Protocol> forced_protocol;
+  // The algorithm the log forced (NCCL_ALGO): every piece and line is labelled with it (the labels
+  // set how a latency moves to another rank count).
+  std::optional<Algorithm> forced_algorithm;
 };
 
 // The (algorithm, protocol) labels of k pieces, in size order, for `op` over `nranks` ranks on

@@ -134,10 +134,17 @@ const CollectiveCalibration* CollectiveModel::calibration_entry(CollectiveOp op,
 // describes the group best, and decide only what the scenario leaves to NCCL.
 std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piece(CollectiveOp op, const GroupSummary& g,
                                                                                   double size_B) const {
-  if (spec_.protocol != "auto" || spec_.algorithm != "auto") return std::nullopt;
   const CollectiveCalibration* e = calibration_entry(op, g.nranks, class_key(g.worst_class, g.staged), std::nullopt);
   const CollectivePiece* p = e && !below_measured_sizes(*e, size_B) ? e->piece_at(size_B) : nullptr;
   if (!p) return std::nullopt;
+  // A scenario that forces a protocol or an algorithm takes pieces only from a log that ran it alone
+  // (NCCL_PROTO, NCCL_ALGO, or tpsim fit --protocol, --algorithm): they record NCCL's steps within it.
+  auto forced_elsewhere = [&](const CollectivePiece& q) {
+    const bool algorithm = spec_.algorithm == "auto" || spec_.algorithm == algorithm_name(q.algorithm) ||
+                           (spec_.algorithm == "nvls" && is_nvls(q.algorithm));
+    return !algorithm || (spec_.protocol != "auto" && spec_.protocol != protocol_name(q.protocol));
+  };
+  if (std::any_of(e->pieces.begin(), e->pieces.end(), forced_elsewhere)) return std::nullopt;
   if (e->max_size_B > 0 && size_B > e->max_size_B) {
     note("extrapolated", fmt::format("size pieces of {} not used above {:.0f} B, the largest size it measured: its lines apply there",
                                      e->source, e->max_size_B));

@@ -222,6 +222,34 @@ TEST_CASE("a forced protocol or algorithm, or no pieces: the fastest protocol ru
   for (double size : {1 * KiB, 1 * MiB, 64 * MiB}) CHECK(box.plan(cal, size).protocol == Protocol::Simple);
 }
 
+TEST_CASE("a forced protocol keeps the pieces of a log that ran that protocol alone") {
+  // The pieces' calibration relabelled as a log run with NCCL_PROTO=LL128 (tpsim fit --protocol
+  // LL128): every piece LL128, so under a forced LL128 they still hold, each with its own numbers
+  // (1 KiB: the first piece, direct, 20 us + 1 KiB / 1 GB/s); under a forced Simple they step aside.
+  Calibration cal = pieces_calibration();
+  for (auto& piece : cal.collectives[0].pieces) piece.protocol = Protocol::LL128;
+  Pcie2 box;
+  const CollectivePlan& small = box.plan(cal, 1 * KiB, "LL128");
+  CHECK(small.protocol == Protocol::LL128);
+  CHECK(small.algorithm == Algorithm::direct);
+  CHECK(small.time_s() == doctest::Approx(20e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
+  const CollectivePlan& simple = box.plan(cal, 1 * KiB, "Simple");
+  CHECK(simple.protocol == Protocol::Simple);
+  CHECK(simple.time_s() == doctest::Approx(5e-6 + 1024 / 20e9).scale(0).epsilon(1e-9));
+}
+
+TEST_CASE("a forced algorithm keeps the pieces of a log that ran that algorithm alone") {
+  // The pieces relabelled as a log run with NCCL_ALGO=Ring (tpsim fit --algorithm ring): under a
+  // forced ring they hold (1 KiB: the first piece's 20 us + 1 KiB / 1 GB/s, its protocol LL).
+  Calibration cal = pieces_calibration();
+  for (auto& piece : cal.collectives[0].pieces) piece.algorithm = Algorithm::ring;
+  Pcie2 box;
+  const CollectivePlan& ring = box.plan(cal, 1 * KiB, "auto", "ring");
+  CHECK(ring.algorithm == Algorithm::ring);
+  CHECK(ring.protocol == Protocol::LL);
+  CHECK(ring.time_s() == doctest::Approx(20e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
+}
+
 TEST_CASE("the pieces come from the entry that describes the group best") {
   // A better match for this group (same path class) without pieces: the fastest protocol
   // runs, with that entry's numbers; the entry with pieces (no path class) is not consulted.

@@ -247,15 +247,17 @@ TEST_CASE("DGX H100 8-GPU NVSwitch log: fit within 10% median, 25% worst at >= 1
   for (const FitPoint& p : fit.points) CHECK(p.piece == -1);
 }
 
-TEST_CASE("a log that forced NCCL_PROTO fits that protocol's line only, with no size pieces") {
+TEST_CASE("a log that forced NCCL_PROTO fits that protocol's line, and size pieces that all run it") {
   // The DGX H100 sweep read as if NCCL_PROTO=Simple had been set: one line t = L + S x 1.75 / B
-  // over every size (Simple's streaming rate, near the 480 GB/s plateau, is what the large sizes
-  // fix); LL and LL128 run at no size, so they are copies the data did not constrain, and a run
-  // takes their defaults (mark_measured_terms leaves both of their terms unmeasured).
+  // (Simple's streaming rate, near the 480 GB/s plateau, is what the large sizes fix); LL and LL128
+  // run at no size, so they are copies the data did not constrain, and a run takes their defaults
+  // (mark_measured_terms leaves both of their terms unmeasured). NCCL still picks the algorithm and
+  // its channels by size under a forced protocol, so the curve's steps become pieces, every one Simple.
   FitOptions opt;
   opt.forced_protocol = Protocol::Simple;
   const CollectiveFit fit = fit_collective(read_log("dgx-h100-8gpu-nvswitch.log"), opt);
-  CHECK(fit.pieces.empty());
+  CHECK_FALSE(fit.pieces.empty());
+  for (const PieceFit& piece : fit.pieces) CHECK(piece.protocol == Protocol::Simple);
   CHECK(fit[Protocol::Simple].constrained);
   CHECK(fit[Protocol::Simple].bus_bw_Bps == doctest::Approx(480e9).scale(0).epsilon(0.10));
   for (Protocol p : {Protocol::LL, Protocol::LL128}) {
@@ -264,6 +266,8 @@ TEST_CASE("a log that forced NCCL_PROTO fits that protocol's line only, with no 
     CHECK_FALSE(fit[p].bandwidth_measured);
   }
   for (double size : {8.0, 1048576.0, 1073741824.0}) CHECK(fit.pick(size) == Protocol::Simple);
+  // The pieces replay the curve as the unforced fit does (its median residual at sizes >= 1 KiB, 3.3%).
+  CHECK(fit.large.median <= 0.05);
 }
 
 TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
@@ -297,6 +301,23 @@ TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   CHECK(any.predict_time_s(1 << 30) == doctest::Approx(fit.predict_time_s(1 << 30)).scale(0).epsilon(1e-6));
 }
 
+
+TEST_CASE("a log that forced NCCL_ALGO labels every piece with that algorithm") {
+  // The OCI 2-node RoCE log read as if NCCL_ALGO=Ring had been set (tpsim fit --algorithm ring): the
+  // same six cuts as below, where the unforced fit labels the first three tree, every one ring; the
+  // protocols keep their order (LL, LL128, Simple within each algorithm's share of the pieces).
+  FitOptions opt = nodes_of("oci");
+  opt.forced_algorithm = Algorithm::ring;
+  const CollectiveFit forced = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"), opt);
+  const CollectiveFit free = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"), nodes_of("oci"));
+  REQUIRE(forced.pieces.size() == free.pieces.size());
+  for (std::size_t i = 0; i < forced.pieces.size(); ++i) {
+    INFO("piece ", i);
+    CHECK(forced.pieces[i].algorithm == Algorithm::ring);
+    CHECK(forced.pieces[i].protocol == free.pieces[i].protocol);
+    CHECK(forced.pieces[i].max_size_B == free.pieces[i].max_size_B);
+  }
+}
 
 TEST_CASE("OCI 2-node A100 RoCE log: six pieces, tree then ring, within 10% median and 25% worst") {
   CollectiveFit fit = fit_collective(read_log("oci-2x-bm-gpu4-8-16xa100-40gb-roce.log"), nodes_of("oci"));
