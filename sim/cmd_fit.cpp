@@ -196,6 +196,10 @@ int fit_command(int argc, char** argv) {
           notes.push_back(!net_transport.empty() ? said + "; --net-transport " + net_transport + " given, it stands"
                           : logged == "tcp"      ? said + ": recorded as net_transport tcp; --net-transport rdma for a net plugin that ignored it"
                                                  : said + ": recorded as net_transport efa");
+        if (f.net_transport == "efa" && !opt.forced_protocol)
+          notes.push_back("over AWS EFA aws-ofi-nccl sets NCCL_PROTO=simple where EFA does not promise in-order 128-byte writes (p4d, "
+                          "p4de; their logs print it only with NCCL_DEBUG=INFO): on such a box refit with --protocol Simple and "
+                          "simulate with --protocol Simple, or the fit's size pieces are read as NCCL's choice of protocols");
       }
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);
