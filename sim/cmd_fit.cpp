@@ -68,7 +68,7 @@ int fit_command(int argc, char** argv) {
   app.add_option("--nccl-version", nccl_version,
                  "the NCCL release the logs ran, for logs that do not print it (e.g. 2.8.3: before 2.9 a thread's GPUs launch as one group)");
   app.add_option("--net-transport", net_transport,
-                 "rdma | tcp: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or network "
+                 "rdma | tcp | efa: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or network "
                  "Socket means tcp, else the platform's net_transport)");
   app.add_option("--protocol", protocol,
                  "LL | LL128 | Simple: the NCCL_PROTO the logs ran with, for logs that do not print it (aws-ofi-nccl sets Simple "
