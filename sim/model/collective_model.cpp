@@ -461,8 +461,8 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
-                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 9-56% slower than "
-                                "simulated, 32 MiB-8 GiB within 24%: read mid-size times here as optimistic, or calibrate on a log of "
+                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 16-49% slower than "
+                                "simulated, 32 MiB-8 GiB within 18%: read mid-size times here as optimistic, or calibrate on a log of "
                                 "{} nodes (tpsim fit)",
                                 g.nodes, g.nodes));
   return notes;
