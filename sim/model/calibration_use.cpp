@@ -99,7 +99,7 @@ bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
 }
 
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
-                 const LineCosts& fallback) {
+                 const LineCosts& fallback, double nodes_scale) {
   const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
   const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
@@ -143,12 +143,16 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
   const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
-  if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale;
+  if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
   how += !staged_how.empty()     ? staged_how
-         : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {} = {}", *f.wire_fraction * nvls_scale,
-                                            gbps(t.raw_Bps), gbps(c.bus_bw_Bps))
+         : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{} = {}", *f.wire_fraction * nvls_scale,
+                                            gbps(t.raw_Bps),
+                                            nodes_scale != 1.0 ? fmt::format(" x {:.3f} (the default {} bandwidth on {} nodes over that on the fitted {})",
+                                                                             nodes_scale, algorithm_name(a), t.nodes, e.nodes)
+                                                               : "",
+                                            gbps(c.bus_bw_Bps))
                               : ", bus bandwidth default (not measured)";
   return {c, inside ? "applied" : "extrapolated", line + ": " + how};
 }

@@ -31,8 +31,10 @@ struct LineUse {
 
 // The entry's line for protocol `p` moved to `target` running algorithm `a` of `op`; `fallback`
 // holds the default costs (without serial launches), returned for terms the line cannot give.
+// `nodes_scale`: the default bus bandwidth on the target's nodes over that on the fitted number of
+// the same nodes (a network line's share of its wire is carried through it; 1 on as many nodes).
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& target,
-                 const LineCosts& fallback);
+                 const LineCosts& fallback, double nodes_scale = 1.0);
 
 // Below the smallest size the entry measured, its lines and pieces say nothing unless its fitted
 // curve is already flat there: the bandwidth term under FLAT_FLOOR_SHARE of the fitted time at

@@ -71,8 +71,11 @@ std::vector<double> CollectiveModel::resource_capacities() const {
   return cap;
 }
 
-LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
-                                 double sharing) const {
+namespace {
+
+// The default model's line for a group at size S: NCCL's latencies with the box's wires, and the
+// bus bandwidth its links allow the algorithm, with NCCL's caps and corrections.
+LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B) {
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
@@ -88,6 +91,27 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
     c.tree_correction = tree_correction(p, size_B);
     c.bus_bw_Bps *= c.tree_correction;
   }
+  return c;
+}
+
+// A network line fitted on `fitted_nodes` nodes, run on the group's: the default bus bandwidth on
+// the group's nodes over that on as many of the same nodes as were fitted (beyond 2 nodes a tree
+// moves 2 S per node through the NICs where it moved S, and LL's cap falls); 1 within a node or on
+// as many nodes.
+double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, int fitted_nodes, int fitted_ranks) {
+  if (g.worst_class != PathClass::NET || fitted_nodes < 2 || fitted_nodes == g.nodes) return 1.0;
+  GroupSummary fitted = g;
+  fitted.nodes = fitted_nodes, fitted.nranks = fitted_ranks;
+  const double there = default_costs(p, a, op, fitted, 0).bus_bw_Bps, here = default_costs(p, a, op, g, 0).bus_bw_Bps;
+  return there > 0 ? here / there : 1.0;
+}
+
+}  // namespace
+
+LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
+                                 double sharing) const {
+  const int n = g.nranks;
+  LineCosts c = default_costs(p, a, op, g, size_B);
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -96,7 +120,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   if (const auto why = best ? below_measured_sizes(*best, size_B) : std::nullopt) {
     note("default", *why);
   } else if (best) {
-    const LineUse use = use_line(*best, p, a, op, g, c);
+    const LineUse use = use_line(*best, p, a, op, g, c, nodes_scale(p, a, op, g, best->nodes, best->nranks));
     note(use.status, use.how);
     const double default_Bps = effective_bus_Bps(c, p, g, sharing);
     c = use.costs;

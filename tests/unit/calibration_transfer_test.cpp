@@ -218,6 +218,32 @@ TEST_CASE("a network fit stays on the NICs it measured") {
   CHECK(has_note(model, "default: ring Simple line of fit.log (16 ranks, A100-SXM4-80GB): a network fit is not carried to other NICs"));
 }
 
+TEST_CASE("a tree line fitted on 2 nodes moves to 4 by the default's ratio: beyond 2 nodes a tree moves 2 S through the NICs") {
+  // A tree/Simple line fitted on 2 DGX H100 nodes (16 ranks) of the 16-node platform, on rings of
+  // W = 8 x 50 GB/s, at 0.6 W bus bandwidth; applied to 4 of its nodes (32 ranks), the same NICs.
+  // The default tree's algbw there: min(chain 450 x 8/7 x 0.8 / 2 = 205.7, NICs 400 x 0.92 / s),
+  // s = 1 on 2 nodes (the chain binds: 205.7) and 2 on 4 (184 binds); as bus bandwidth x 2(N-1)/N:
+  // 205.7 x 30/16 on 2 nodes, 184 x 62/32 on 4. The line carries 0.6 W times their ratio.
+  const double W = 400e9;
+  Calibration cal = simple_line(200e-6, 0.6 * W, W, Algorithm::tree);
+  cal.collectives[0].path_class = "NET";
+  cal.collectives[0].nranks = 16;
+  cal.collectives[0].nodes = 2;
+  cal.collectives[0].gpu = "H100-SXM5-80GB";
+  Topology topo(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "tree";
+  CollectiveModel model(topo, spec, &cal);
+  std::vector<int> two(16), four(32);
+  for (int i = 0; i < 32; ++i) four[i] = i;
+  for (int i = 0; i < 16; ++i) two[i] = i;
+  const double ratio = (400 * 0.92 / 2 * 62 / 32) / (450.0 * 8 / 7 * 0.8 / 2 * 30 / 16);
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, two).bus_bw_Bps == doctest::Approx(0.6 * W));
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, four).bus_bw_Bps == doctest::Approx(0.6 * W * ratio).epsilon(1e-3));
+  CHECK(has_note(model, "extrapolated: tree Simple line of fit.log (16 ranks, H100-SXM5-80GB): latency fitted"));
+}
+
 TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats the wire, and which terms the curve measured") {
   // Simple at 467 GB/s on 450 GB/s rings with NVLS offered: nvls, fraction 467/450; LL at 1.6 GB/s:
   // ring. A line whose bandwidth term is never 30% of the time at a size it wins is not measured.

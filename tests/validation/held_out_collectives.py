@@ -5,7 +5,8 @@ For every log of tests/data/measured/nccl/manifest.yaml (with the platform and G
 for its machine) tpsim predicts the measured curve
   * uncalibrated:  tpsim collective --platform P --gpus G --compare LOG
   * calibrated on another box: with the fit of every log of calibrate/recorded/manifest.yaml
-    that measured the same collective on as many ranks (tpsim fit A.log --platform PA --gpus GA)
+    that measured the same collective on as many ranks, or, for a log across nodes, across nodes
+    on any number of them (tpsim fit A.log --platform PA --gpus GA)
 and reads the "sizes >= 1 KiB: median |error|" line --compare prints.
 
 usage: held_out_collectives.py TPSIM [--check MEDIAN WORST]   (run from the project root)
@@ -35,6 +36,13 @@ from leave_one_box_out import (MANIFEST, RECORDED, WORSE_BY, beyond_gap, box_gap
 HELD_OUT = "tests/data/measured/nccl"
 SELF_LIMIT = 10.0
 FORCED = ("nccl_version", "net_transport", "algorithm", "protocol")
+
+
+def fitted_nodes(calibration):
+    """The nodes a calibration's first collective was fitted on (1 when it does not say)."""
+    with open(calibration) as f:
+        m = re.search(r"^\s+nodes: (\d+)", f.read(), re.M)
+    return int(m.group(1)) if m else 1
 
 
 def own_fit(tpsim, e, base, work):
@@ -76,8 +84,9 @@ def main(argv):
             calibrated = {}
             # The sweep's header names the op as the log does (alltoall), the fit as tpsim does (all_to_all).
             op_here = re.search(r"collective: (\w+) on", out).group(1).replace("_", "") if unc is not None else None
+            across = ", NET)" in out
             for src, (op, ranks, cal) in fits.items():
-                if op is not None and op.replace("_", "") == op_here and ranks == len(gpus.split(",")):
+                if op is not None and op.replace("_", "") == op_here and (ranks == len(gpus.split(",")) or across and fitted_nodes(cal) > 1):
                     rc, out, _ = run(base + ["--calibration", cal])
                     calibrated[src] = median_error(out) if rc == 0 else None
             gaps = {src: box_gap(source_times[src], times) for src in calibrated}
