@@ -97,8 +97,8 @@ double tree_edge_bytes(double size_B, int nodes, int rings, bool network);
 //   fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 x NICs, S) / node NICs' rate; 0 up to 2 nodes.
 double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_Bps);
 // NCCL's factor on a tree all-reduce's bandwidth at size S (tuning.cc treeCorrectionFactor): below 1
-// from 256 B (LL128 4 KiB) to 128 MiB, lowest (0.4-0.5) around 128 KiB-1 MiB; also on NVLS-tree from
-// Blackwell (sm_100) on x86 hosts.
+// from 64 B (Simple), 1 KiB (LL) or 2 KiB (LL128) up to 16-256 MiB, lowest (0.4-0.5) around
+// 128 KiB-1 MiB; also on NVLS-tree from Blackwell (sm_100) on x86 hosts.
 double tree_correction(Protocol p, double size_B);
 
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
