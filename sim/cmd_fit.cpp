@@ -150,6 +150,13 @@ int fit_command(int argc, char** argv) {
     const std::string& forced_protocol = settings.protocol.empty() ? protocol : settings.protocol;
     for (Protocol p : ALL_PROTOCOLS)
       if (forced_protocol == protocol_name(p)) opt.forced_protocol = p;
+    // Over EFA with GPUs before Hopper aws-ofi-nccl forces Simple (efa_forces_simple), printed or not.
+    const std::string transport = !net_transport.empty()          ? net_transport
+                                  : !settings.net_transport.empty() ? settings.net_transport
+                                  : topo                            ? topo->platform().net_transport
+                                                                    : "";
+    const bool efa_simple = !opt.forced_protocol && box && efa_forces_simple(net_transport_of(transport), box->nodes, box->compute_capability);
+    if (efa_simple) opt.forced_protocol = Protocol::Simple;
     const std::string& forced_algorithm = settings.algorithm.empty() ? algorithm : settings.algorithm;
     if (!forced_algorithm.empty()) opt.forced_algorithm = forced_algorithm_of(forced_algorithm, nodes);
     fit::CollectiveFit f = fit::fit_collective(log, opt);
@@ -178,7 +185,11 @@ int fit_command(int argc, char** argv) {
       notes.push_back(fmt::format("{0} NCCL_PROTO={1}: only the {1} line is fitted, and size pieces, where the curve steps (NCCL "
                                   "still picks the algorithm and its channels), all run {1}; the other protocols are written as "
                                   "copies the data did not constrain (fitted: false), and runs take their defaults",
-                                  settings.protocol.empty() ? "--protocol: the log ran" : "the log forced", forced_protocol));
+                                  efa_simple                  ? "over AWS EFA with GPUs before Hopper aws-ofi-nccl sets NCCL_PROTO=simple "
+                                                                "(p3dn, p4d, p4de; --protocol for a run that did otherwise): the log ran"
+                                  : settings.protocol.empty() ? "--protocol: the log ran"
+                                                              : "the log forced",
+                                  protocol_name(*opt.forced_protocol)));
     if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
@@ -196,10 +207,6 @@ int fit_command(int argc, char** argv) {
           notes.push_back(!net_transport.empty() ? said + "; --net-transport " + net_transport + " given, it stands"
                           : logged == "tcp"      ? said + ": recorded as net_transport tcp; --net-transport rdma for a net plugin that ignored it"
                                                  : said + ": recorded as net_transport efa");
-        if (f.net_transport == "efa" && !opt.forced_protocol)
-          notes.push_back("over AWS EFA aws-ofi-nccl sets NCCL_PROTO=simple where EFA does not promise in-order 128-byte writes (p4d, "
-                          "p4de; their logs print it only with NCCL_DEBUG=INFO): on such a box refit with --protocol Simple and "
-                          "simulate with --protocol Simple, or the fit's size pieces are read as NCCL's choice of protocols");
       }
       if (box->staged_edge && f[Protocol::Simple].constrained) {
         const StagingFit s = fit_staging(*box->staged_edge, f[Protocol::Simple].bus_bw_Bps);

@@ -214,6 +214,10 @@ double tree_correction(Protocol p, double size_B) {
   return log_size < 23 ? FACTOR[static_cast<int>(p)][log_size] : 1.0;
 }
 
+bool efa_forces_simple(NetTransport transport, int nodes, int compute_capability) {
+  return transport == NetTransport::efa && nodes > 1 && compute_capability < 90;
+}
+
 double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {
   return size_B * (network ? nvls_tree_net_share(nodes) : 2.0) / rings;
 }

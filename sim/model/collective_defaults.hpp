@@ -100,6 +100,11 @@ double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_
 // from 64 B (Simple), 1 KiB (LL) or 2 KiB (LL128) up to 16-256 MiB, lowest (0.4-0.5) around
 // 128 KiB-1 MiB; also on NVLS-tree from Blackwell (sm_100) on x86 hosts.
 double tree_correction(Protocol p, double size_B);
+// aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order 128-byte writes:
+// its platform table gives p4d and p4de (A100) the send/receive protocol, whose 128-byte check fails
+// there (platform-aws.cpp), and their logs print "NCCL_PROTO set by environment to simple"; p5 and
+// later (H100 on) keep LL and LL128. EFA's GPUs before Hopper (p3dn's V100, p4d's A100) run Simple.
+bool efa_forces_simple(NetTransport transport, int nodes, int compute_capability);
 
 // A group's rings as the tuner sees them: the slowest path class, host staging, NVLink only,
 // NVLS offered (NVSwitch, Hopper or later, one node, > 2 ranks), nodes, the narrowest edge's

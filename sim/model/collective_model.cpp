@@ -389,6 +389,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
     for (Protocol p : ALL_PROTOCOLS) {
       if (spec_.protocol != "auto" && spec_.protocol != protocol_name(p)) continue;
       if (is_nvls(a) && p != Protocol::Simple) continue;
+      if (spec_.protocol == "auto" && p != Protocol::Simple && efa_forces_simple(g.transport, g.nodes, g.compute_capability)) continue;
       // NCCL's point-to-point sends (an all-to-all) run Simple unless the scenario says otherwise.
       if (plan.op == CollectiveOp::all_to_all && p != Protocol::Simple && spec_.protocol == "auto") continue;
       LineCosts c = costs(p, a, plan.op, g, plan.size_B, sharing);
@@ -477,10 +478,11 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
   if (gpus.size() < 2) return notes;
   const GroupSummary g = summary(op, gpus);
   if (g.nodes < 2) return notes;
-  if (g.transport == NetTransport::efa && spec_.protocol == "auto")
-    notes.push_back("across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
-                    "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
-                    "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box");
+  if (spec_.protocol == "auto" && efa_forces_simple(g.transport, g.nodes, g.compute_capability))
+    notes.push_back(fmt::format("across nodes over AWS EFA with {} GPUs: simulated with Simple only, as aws-ofi-nccl sets "
+                                "NCCL_PROTO=simple where the EFA device does not promise in-order 128-byte writes (p3dn, p4d, p4de: "
+                                "their logs print 'NCCL_PROTO set by environment to simple'); p5 and later keep LL and LL128",
+                                g.gpu_model));
   const bool fitted_here = calibration_ && std::any_of(calibration_->collectives.begin(), calibration_->collectives.end(),
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (g.nodes > 2 && !fitted_here)

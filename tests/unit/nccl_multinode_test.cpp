@@ -136,14 +136,22 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, and Simple
   CHECK(efa(Algorithm::tree, Protocol::Simple, 16, 2) == doctest::Approx(138.4 * US));
   // One node has no network step: 6.8 + 14 x 0.6 = 15.2 us, as over RDMA.
   CHECK(efa(Algorithm::ring, Protocol::LL, 8, 1) == doctest::Approx(15.2 * US));
-  // A protocol left to NCCL over EFA says what aws-ofi-nccl may force; a scenario that says Simple is not told.
+  // Over EFA with A100s (p4d) a protocol left to NCCL is Simple, as aws-ofi-nccl sets it, and the run
+  // says so: the 8 B all-reduce is the Simple tree, 138.4 us; a scenario that names a protocol is not told.
   const Topology p4d(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p4d-4efa.xml"), {}, "");
   std::vector<int> all(16);
   for (int g = 0; g < 16; ++g) all[g] = g;
-  CHECK(CollectiveModel(p4d, CollectiveSpec{}, nullptr).network_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{
-        "across nodes over AWS EFA: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device does not promise in-order "
-        "128-byte writes (p4d and p4de: their logs print 'NCCL_PROTO set by environment to simple'); simulated with LL and "
-        "LL128 allowed, as on p5 - protocol Simple (tpsim collective --protocol Simple) for such a box"});
+  const CollectiveModel p4d_model(p4d, CollectiveSpec{}, nullptr);
+  CHECK(p4d_model.network_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{
+        "across nodes over AWS EFA with A100-SXM4-40GB GPUs: simulated with Simple only, as aws-ofi-nccl sets NCCL_PROTO=simple "
+        "where the EFA device does not promise in-order 128-byte writes (p3dn, p4d, p4de: their logs print 'NCCL_PROTO set by "
+        "environment to simple'); p5 and later keep LL and LL128"});
+  CHECK(p4d_model.plan(CollectiveOp::all_reduce, 8, all).protocol == Protocol::Simple);
+  CHECK(p4d_model.plan(CollectiveOp::all_reduce, 8, all).time_s() == doctest::Approx(138.4 * US).epsilon(1e-3));
+  CHECK(efa_forces_simple(NetTransport::efa, 2, 80));
+  CHECK_FALSE(efa_forces_simple(NetTransport::efa, 2, 90));   // p5: LL and LL128 stay
+  CHECK_FALSE(efa_forces_simple(NetTransport::efa, 1, 80));   // within a node no EFA
+  CHECK_FALSE(efa_forces_simple(NetTransport::rdma, 2, 80));
   CollectiveSpec simple;
   simple.protocol = "Simple";
   CHECK(CollectiveModel(p4d, simple, nullptr).network_notes(CollectiveOp::all_reduce, all).empty());
