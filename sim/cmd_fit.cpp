@@ -39,6 +39,12 @@ std::string infer_path_class(const std::string& text, const std::string& name, i
   return nodes > 1 ? "NET" : fit::path_class_named(comments + name);
 }
 
+// A flag that stands for a setting the log prints anyway: it is not used, and the fit says so.
+std::optional<std::string> flag_not_used(const std::string& printed, const char* flag, const std::string& given, bool differs) {
+  if (given.empty() || !differs) return std::nullopt;
+  return fmt::format("the log prints {}: {} {} is for logs that do not, and is not used", printed, flag, given);
+}
+
 // tpsim's --algorithm name as the algorithm a log ran: nvls is NVLS-tree across nodes.
 Algorithm forced_algorithm_of(const std::string& name, int nodes) {
   if (name == "nvls") return nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls;
@@ -167,20 +173,18 @@ int fit_command(int argc, char** argv) {
     f.gpu = logged ? logged->name : !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
     f.nccl_version = log.nccl_version.empty() ? nccl_version : log.nccl_version;
     std::vector<std::string> notes;
-    if (!nccl_version.empty() && !log.nccl_version.empty() && log.nccl_version != nccl_version)
-      notes.push_back(fmt::format("the log prints NCCL {}: --nccl-version {} is for logs that do not, and is not used", log.nccl_version,
-                                  nccl_version));
-    if (!algorithm.empty() && !settings.algorithm.empty() && settings.algorithm != algorithm)
-      notes.push_back(fmt::format("the log prints NCCL_ALGO={}: --algorithm {} is for logs that do not, and is not used",
-                                  settings.algorithm, algorithm));
+    for (const auto& note : {flag_not_used("NCCL " + log.nccl_version, "--nccl-version", nccl_version,
+                                           !log.nccl_version.empty() && log.nccl_version != nccl_version),
+                             flag_not_used("NCCL_ALGO=" + settings.algorithm, "--algorithm", algorithm,
+                                           !settings.algorithm.empty() && settings.algorithm != algorithm),
+                             flag_not_used("NCCL_PROTO=" + settings.protocol, "--protocol", protocol,
+                                           !settings.protocol.empty() && settings.protocol != protocol)})
+      if (note) notes.push_back(*note);
     if (opt.forced_algorithm)
       notes.push_back(fmt::format("{} NCCL_ALGO={}: its lines and pieces are labelled {} (the steps a latency moves by to another "
                                   "rank count)",
                                   settings.algorithm.empty() ? "--algorithm: the log ran" : "the log forced", forced_algorithm,
                                   algorithm_name(*opt.forced_algorithm)));
-    if (!protocol.empty() && !settings.protocol.empty() && settings.protocol != protocol)
-      notes.push_back(fmt::format("the log prints NCCL_PROTO={}: --protocol {} is for logs that do not, and is not used",
-                                  settings.protocol, protocol));
     if (opt.forced_protocol)
       notes.push_back(fmt::format("{0} NCCL_PROTO={1}: only the {1} line is fitted, and size pieces, where the curve steps (NCCL "
                                   "still picks the algorithm and its channels), all run {1}; the other protocols are written as "
@@ -200,7 +204,7 @@ int fit_command(int argc, char** argv) {
       f.cpu_vendor = topo->platform().cpu_vendor;
       if (box->nodes > 1) {
         const std::string& logged = settings.net_transport;
-        f.net_transport = !net_transport.empty() ? net_transport : !logged.empty() ? logged : topo->platform().net_transport;
+        f.net_transport = transport;
         const std::string said = logged == "tcp" ? "the log ran over NCCL's TCP sockets (its NCCL_IB_DISABLE=1 or network Socket)"
                                                  : "the log ran over AWS EFA (its network AWS Libfabric or OFI)";
         if (!logged.empty())
