@@ -50,6 +50,13 @@ constexpr double TCP_NET_STEP = 49.0 * US;
 // proxy). Checked, not fitted: two published 2x p5.48xlarge all-reduce logs floor at 65-72 us against
 // 6.8 + 2 (7 x 0.6 + 5.0 + 20) = 65.2 (tests/data/measured/SOURCES.md). (The plugin also tells NCCL's
 // tuner 75 us per network step, platform-aws.cpp: a figure for NCCL's choices, not a measured latency.)
+// On GPUs before Hopper NCCL flushes every Simple receive from the network before the GPU reads it
+// (paths.cc ncclTopoNeedFlush: "Flush is required on Ampere and earlier"; net.cc iflush, 2.8 to 2.29),
+// and its tuner charges Simple's network step the net latency once more for it ("flush extra
+// latency", tuning.cc); over EFA the flush is one more EFA operation, EFA_NET_STEP again (over RDMA
+// NICs the IB plugin reports no latency, so NCCL charges nothing, nor does tpsim). Checked, not fitted:
+// the held-out p4d and p4de logs floor at 177-180 and 161-164 us against 178.4 (138.4 without; their
+// medians 31.4% -> 22.4% and 27.0% -> 19.9%).
 constexpr double EFA_NET_STEP = 20.0 * US, EFA_SIMPLE_COMPLETION = 3.0 * US;
 // A Simple tree's chunk is one step of its buffer (enqueue.cc: chunkSteps 1 for a tree), NCCL_BUFFSIZE
 // 4 MiB / NCCL_STEPS 8 = 512 KiB, and NCCL runs 2 channels per searched channel, one searched channel
@@ -150,7 +157,7 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   // The transport's own cost per network step.
   const double transport = nodes <= 1     ? 0.0
                            : path.transport == NetTransport::tcp ? TCP_NET_STEP
-                           : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION : 0.0)
+                           : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION + (path.gdr_flush ? EFA_NET_STEP : 0.0) : 0.0)
                                           : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);

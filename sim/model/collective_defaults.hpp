@@ -42,6 +42,7 @@ struct LatencyPath {
   bool amd_host = false;
   NetTransport transport = NetTransport::rdma;
   bool nvswitch = false;  // every edge within a node through NVSwitch ports
+  bool gdr_flush = false;  // GPUs before Hopper: NCCL flushes each Simple receive from the network (ncclTopoNeedFlush)
 };
 
 // The default fixed cost of one collective: base(algorithm, protocol) + steps * hop. A tree across
@@ -50,7 +51,8 @@ struct LatencyPath {
 // nodes pays the network hop on its 2 (nodes - 1) crossing steps only (all-reduce; nodes - 1
 // otherwise), its other steps at least NCCL's network post overhead (2 us on AMD hosts); with one
 // GPU per node every step is a network hop. Over TCP every network hop also pays TCP_NET_STEP, over
-// AWS EFA EFA_NET_STEP (and EFA_SIMPLE_COMPLETION with Simple).
+// AWS EFA EFA_NET_STEP (and EFA_SIMPLE_COMPLETION with Simple, and EFA_NET_STEP again for the flush of
+// a Simple receive on GPUs before Hopper: gdr_flush).
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path);
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
@@ -143,7 +145,9 @@ struct GroupSummary {
   std::string gpu_model;
   const GpuSpec* gpu_spec = nullptr;
 
-  LatencyPath latency_path() const { return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, nvswitch}; }
+  LatencyPath latency_path() const {
+    return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, nvswitch, compute_capability < 90};
+  }
 };
 
 // LL's bus-bandwidth cap (NCCL's tuning.cc llMaxBws; Ampere's measured): by GPU generation within a node, by host
