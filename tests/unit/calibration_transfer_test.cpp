@@ -239,8 +239,8 @@ TEST_CASE("a tree line fitted on 2 nodes moves to 4 by the default's ratio: beyo
   for (int i = 0; i < 32; ++i) four[i] = i;
   for (int i = 0; i < 16; ++i) two[i] = i;
   const double ratio = (400 * 0.92 / 2 * 62 / 32) / (450.0 * 8 / 7 * 0.8 / 2 * 30 / 16);
-  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, two).bus_bw_Bps == doctest::Approx(0.6 * W));
-  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, four).bus_bw_Bps == doctest::Approx(0.6 * W * ratio).epsilon(1e-3));
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, two).bus_bw_Bps == doctest::Approx(0.6 * W).scale(0));
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, four).bus_bw_Bps == doctest::Approx(0.6 * W * ratio).scale(0).epsilon(1e-3));
   CHECK(has_note(model, "extrapolated: tree Simple line of fit.log (16 ranks, H100-SXM5-80GB): latency fitted"));
 }
 
@@ -285,17 +285,17 @@ TEST_CASE("a fit on a TCP box is compared with that box's own default, which alr
   CollectiveSpec spec;
   spec.protocol = "LL";
   CollectiveModel model(topo, spec, &cal);
-  CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(1.2 * tcp_default).epsilon(1e-9));
+  CHECK(model.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(1.2 * tcp_default).scale(0).epsilon(1e-9));
   // The same line recorded on an RDMA box (net_transport: rdma) is 1.2 x its RDMA default,
   // 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us; on the TCP box that ratio times the TCP default.
   cal.collectives[0].net_transport = "rdma";
   CollectiveModel from_rdma(topo, spec, &cal);
   CHECK(from_rdma.plan(CollectiveOp::all_reduce, 8, gpus).latency_s ==
-        doctest::Approx(1.2 * tcp_default / 25.2e-6 * tcp_default).epsilon(1e-9));
+        doctest::Approx(1.2 * tcp_default / 25.2e-6 * tcp_default).scale(0).epsilon(1e-9));
   // Not recorded (a fit without --platform): the target's transport stands for it, as its path class does.
   cal.collectives[0].net_transport.clear();
   CollectiveModel unknown(topo, spec, &cal);
-  CHECK(unknown.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(1.2 * tcp_default).epsilon(1e-9));
+  CHECK(unknown.plan(CollectiveOp::all_reduce, 8, gpus).latency_s == doctest::Approx(1.2 * tcp_default).scale(0).epsilon(1e-9));
 }
 
 TEST_CASE("an NVLink fit stays within its GPU generation: an A100 line on H100 keeps the defaults, and says so") {
@@ -329,8 +329,8 @@ TEST_CASE("rings that share a node's one NIC get its rate as their wire, so a fr
     Topology topo(load_platform_file(ROOT + "/" + platform), {}, "");
     return CollectiveModel(topo, CollectiveSpec{}, nullptr).summary(CollectiveOp::all_reduce, gpus).raw_Bps;
   };
-  CHECK(wire("platforms/2x_dgx_h100_ib.xml") == doctest::Approx(400e9));
-  CHECK(wire("tests/data/measured/nccl/platforms/2x-dgx-h200-1nic.xml") == doctest::Approx(50e9));
+  CHECK(wire("platforms/2x_dgx_h100_ib.xml") == doctest::Approx(400e9).scale(0));
+  CHECK(wire("tests/data/measured/nccl/platforms/2x-dgx-h200-1nic.xml") == doctest::Approx(50e9).scale(0));
 }
 
 TEST_CASE("NCCL's LL128 across nodes: NVLink within the nodes, RDMA, and NICs the GPUs reach without the CPU") {
@@ -346,7 +346,7 @@ TEST_CASE("NCCL's LL128 across nodes: NVLink within the nodes, RDMA, and NICs th
   // within each node at 0.48 of a GPU's 450 GB/s NVLink port at most: 216 GB/s of bus bandwidth.
   const GroupSummary ib = summary(ROOT + "/platforms/2x_dgx_h100_ib.xml");
   CHECK(ib.ll128_enabled);
-  CHECK(ll128_chain_bus_Bps(ib.port_Bps) == doctest::Approx(0.48 * 450e9));
+  CHECK(ll128_chain_bus_Bps(ib.port_Bps) == doctest::Approx(0.48 * 450e9).scale(0));
   // GPUDirect-TCPXO (net_transport tcp): not RDMA, not enabled.
   CHECK_FALSE(summary(ROOT + "/platforms/2x_gcp_a3mega_tcpxo.xml").ll128_enabled);
   // 2 OCI A100 nodes, each GPU's NIC below its PCIe lane: enabled. The same nodes with every NIC

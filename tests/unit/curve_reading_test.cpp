@@ -83,19 +83,19 @@ TEST_CASE("curve reading: alpha and bandwidth agree with every recorded log's ow
       if (double(row->size_B) <= floor_max) floor_times.push_back(row->out_of_place.time_us);
     const double floor_us = median_of(floor_times);
     const int steps = log.op == CollectiveOp::all_reduce ? 2 * (log.nranks - 1) : log.nranks - 1;
-    CHECK(r.floor_s * 1e6 == doctest::Approx(floor_us).epsilon(1e-9));
-    CHECK(r.alpha_s * 1e6 == doctest::Approx(floor_us / steps).epsilon(1e-9));
+    CHECK(r.floor_s * 1e6 == doctest::Approx(floor_us).scale(0).epsilon(1e-9));
+    CHECK(r.alpha_s * 1e6 == doctest::Approx(floor_us / steps).scale(0).epsilon(1e-9));
     // Bus bandwidth: the median of the printed busbw column over the rows within 10% of its peak
     // (the reading computes size · f / time, which agrees with the printed cells within rounding).
     double peak = 0;
     for (auto* row : rows) peak = std::max(peak, row->out_of_place.busbw_GBps);
     for (auto* row : rows)
       if (row->out_of_place.busbw_GBps >= peak / 1.1) printed_busbw.push_back(row->out_of_place.busbw_GBps);
-    CHECK(r.bus_bw_Bps / 1e9 == doctest::Approx(median_of(printed_busbw)).epsilon(0.02));
+    CHECK(r.bus_bw_Bps / 1e9 == doctest::Approx(median_of(printed_busbw)).scale(0).epsilon(0.02));
     // algbw = busbw / f, f = 2(N-1)/N for all_reduce.
-    CHECK(r.alg_bw_Bps == doctest::Approx(r.bus_bw_Bps / bus_factor(log.op, log.nranks)));
+    CHECK(r.alg_bw_Bps == doctest::Approx(r.bus_bw_Bps / bus_factor(log.op, log.nranks)).scale(0));
     // S* = N · alpha · BW (Eq. 1.4.4) for all_reduce, all_gather and reduce_scatter alike.
-    CHECK(r.s_star_B == doctest::Approx(log.nranks * r.alpha_s * r.bus_bw_Bps));
+    CHECK(r.s_star_B == doctest::Approx(log.nranks * r.alpha_s * r.bus_bw_Bps).scale(0));
   }
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("curve reading: the knee lies between latency-like and bandwidth-like 
     CHECK(*r.knee_B >= latency_like);
     CHECK(*r.knee_B <= bandwidth_like);
     // At the knee the measured time is twice the floor: both terms equal.
-    CHECK(r.time_at(*r.knee_B) == doctest::Approx(2 * r.floor_s).epsilon(1e-6));
+    CHECK(r.time_at(*r.knee_B) == doctest::Approx(2 * r.floor_s).scale(0).epsilon(1e-6));
   }
 }
 
@@ -125,30 +125,30 @@ TEST_CASE("curve reading: 2x RTX 2080 Ti, P2P off: alpha, knee, S* and the Eq. 1
   const CurveReading r = read_curve(log, "SHM");
   // Floor: median of the 8 B .. 4 KiB times (12.25 11.77 12.86 11.61 11.69 11.78 11.77 12.10 11.83 11.79) = 11.785 us;
   // alpha = 11.785 / 2(2-1) = 5.8925 us.
-  CHECK(r.floor_s * 1e6 == doctest::Approx(11.785));
-  CHECK(r.alpha_s * 1e6 == doctest::Approx(5.8925));
+  CHECK(r.floor_s * 1e6 == doctest::Approx(11.785).scale(0));
+  CHECK(r.alpha_s * 1e6 == doctest::Approx(5.8925).scale(0));
   CHECK(r.floor_max_B == 4096);
   // Knee: 2 x 11.785 = 23.57 us between 16 KiB (17.11 us) and 32 KiB (24.62 us), log-log: 30157 B.
   REQUIRE(r.knee_B);
-  CHECK(*r.knee_B == doctest::Approx(16384 * std::pow(2, std::log(23.57 / 17.11) / std::log(24.62 / 17.11))));
+  CHECK(*r.knee_B == doctest::Approx(16384 * std::pow(2, std::log(23.57 / 17.11) / std::log(24.62 / 17.11))).scale(0));
   // S* = 2 x 5.8925 us x BW, BW the median busbw over 1 MiB .. 1 GiB (about 3.99 GB/s): about 47 KB.
-  CHECK(r.s_star_B == doctest::Approx(2 * 5.8925e-6 * r.bus_bw_Bps));
-  CHECK(r.bus_bw_Bps / 1e9 == doctest::Approx(3.99).epsilon(0.01));
+  CHECK(r.s_star_B == doctest::Approx(2 * 5.8925e-6 * r.bus_bw_Bps).scale(0));
+  CHECK(r.bus_bw_Bps / 1e9 == doctest::Approx(3.99).scale(0).epsilon(0.01));
 
   const ModelCard model = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
   const GpuSpec* gpu = find_gpu("RTX2080Ti-11GB");
   REQUIRE(gpu);
   const DecodeEstimate e = estimate_tp2_decode(r, model, {gpu, "test", gpu->hbm_achievable_Bps, "the GPU table"});
   // alpha* = M_w / (4 L B_mem) = 16.06 GB / (4 x 32 x 538 GB/s) = 233 us (Eq. 1.4.7).
-  CHECK(e.alpha_star_s == doctest::Approx(model.weight_bytes() / (4.0 * 32 * gpu->hbm_achievable_Bps)));
-  CHECK(e.alpha_star_s * 1e6 == doctest::Approx(233.2).epsilon(0.01));
+  CHECK(e.alpha_star_s == doctest::Approx(model.weight_bytes() / (4.0 * 32 * gpu->hbm_achievable_Bps)).scale(0));
+  CHECK(e.alpha_star_s * 1e6 == doctest::Approx(233.2).scale(0).epsilon(0.01));
   // alpha_eff: the measured 8 KiB (B = 1 · d = 4096 · 2 B) all-reduce, 13.07 us; 233 / 13.07 = 17.8 > 1.25: TP=2 wins.
   CHECK(e.decode_size_B == 8192);
-  CHECK(e.alpha_eff_s * 1e6 == doctest::Approx(13.07));
-  CHECK(e.margin == doctest::Approx(e.alpha_star_s / 13.07e-6));
+  CHECK(e.alpha_eff_s * 1e6 == doctest::Approx(13.07).scale(0));
+  CHECK(e.margin == doctest::Approx(e.alpha_star_s / 13.07e-6).scale(0));
   CHECK(e.verdict == "TP=2 should win on decode");
   // The line: TP=2 = M_w / (2 B_mem) + 64 x 13.07 us.
-  CHECK(e.tp2_s == doctest::Approx(model.weight_bytes() / (2 * gpu->hbm_achievable_Bps) + 64 * 13.07e-6));
+  CHECK(e.tp2_s == doctest::Approx(model.weight_bytes() / (2 * gpu->hbm_achievable_Bps) + 64 * 13.07e-6).scale(0));
   // Regimes: 8 KiB is below the 30 KB knee (latency-bound); 512 KiB and a 4096-token prefill's 32 MiB above it.
   CHECK(regime_of(r, "decode B=1", 8192).latency_bound);
   CHECK_FALSE(regime_of(r, "decode B=64", 524288).latency_bound);
@@ -176,10 +176,10 @@ TEST_CASE("curve reading: P2P on and off of the same GPUs: the large-message gap
   const std::vector<ModeGap> gaps = mode_gaps({p2p, staged});
   REQUIRE(gaps.size() == 1);
   CHECK(gaps[0].p2p_file == "p2p.log");
-  CHECK(gaps[0].bw_ratio == doctest::Approx(5).epsilon(0.01));
+  CHECK(gaps[0].bw_ratio == doctest::Approx(5).scale(0).epsilon(0.01));
   // At 1 GiB: (12 us + 1 GiB / 4 GB/s) / (8 us + 1 GiB / 20 GB/s).
   const double s = 1024.0 * 1024 * 1024;
-  CHECK(gaps[0].time_ratio == doctest::Approx((12e-6 + s / 4e9) / (8e-6 + s / 20e9)));
+  CHECK(gaps[0].time_ratio == doctest::Approx((12e-6 + s / 4e9) / (8e-6 + s / 20e9)).scale(0));
   CHECK(gaps[0].explanation.find("host-staged") != std::string::npos);
   CHECK(gaps[0].explanation.find("one PCIe switch") != std::string::npos);
   // Different GPUs are not a pair.

@@ -126,15 +126,15 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
     const GpuLinkSpec s = gpu_link_spec(gpu);
     return s.nvlinks_per_gpu * s.nvlink_bw_Bps * 2;
   };
-  CHECK(both_ways("A800-SXM4-80GB") == doctest::Approx(400e9));   // A800: NVLink cut from 600 to 400 GB/s: 8 x 25 x 2
-  CHECK(both_ways("A800-PCIe-80GB") == doctest::Approx(400e9));
-  CHECK(both_ways("H800-SXM5-80GB") == doctest::Approx(400e9));   // H800: 900 -> 400 GB/s, 8 NVLink4 links
-  CHECK(both_ways("B300-SXM-288GB") == doctest::Approx(1.8e12));  // 18 x 50 x 2
-  CHECK(both_ways("GB200-185GB") == doctest::Approx(1.8e12));     // 18 x 50 x 2: NVLink 5's 1.8 TB/s
-  CHECK(both_ways("GB300-278GB") == doctest::Approx(1.8e12));     // 18 x 50 x 2, as GB200
-  CHECK(both_ways("V100-SXM2-16GB") == doctest::Approx(300e9));   // 6 x 25 x 2
-  CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9));
-  CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9));   // the GA102 bridge, as the RTX A6000
+  CHECK(both_ways("A800-SXM4-80GB") == doctest::Approx(400e9).scale(0));   // A800: NVLink cut from 600 to 400 GB/s: 8 x 25 x 2
+  CHECK(both_ways("A800-PCIe-80GB") == doctest::Approx(400e9).scale(0));
+  CHECK(both_ways("H800-SXM5-80GB") == doctest::Approx(400e9).scale(0));   // H800: 900 -> 400 GB/s, 8 NVLink4 links
+  CHECK(both_ways("B300-SXM-288GB") == doctest::Approx(1.8e12).scale(0));  // 18 x 50 x 2
+  CHECK(both_ways("GB200-185GB") == doctest::Approx(1.8e12).scale(0));     // 18 x 50 x 2: NVLink 5's 1.8 TB/s
+  CHECK(both_ways("GB300-278GB") == doctest::Approx(1.8e12).scale(0));     // 18 x 50 x 2, as GB200
+  CHECK(both_ways("V100-SXM2-16GB") == doctest::Approx(300e9).scale(0));   // 6 x 25 x 2
+  CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9).scale(0));
+  CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9).scale(0));   // the GA102 bridge, as the RTX A6000
   CHECK_FALSE(gpu_link_spec("RTX3090-24GB").p2p);                 // GeForce: no PCIe P2P
   for (const char* pcie_only : {"L20-48GB", "A30-24GB", "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB"})
     CHECK(gpu_link_spec(pcie_only).nvlinks_per_gpu == 0);
@@ -142,37 +142,37 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
 
 TEST_CASE("GPU table: issue-11 datasheet figures") {
   // Each number is the one its comment in gpu_catalog.cpp cites (dense, no sparsity).
-  CHECK(find_gpu("A30-24GB")->hbm_peak_Bps == doctest::Approx(933e9));
-  CHECK(find_gpu("A30-24GB")->bf16_peak_flops == doctest::Approx(165e12));
-  CHECK(find_gpu("L20-48GB")->bf16_peak_flops == doctest::Approx(119.5e12));
+  CHECK(find_gpu("A30-24GB")->hbm_peak_Bps == doctest::Approx(933e9).scale(0));
+  CHECK(find_gpu("A30-24GB")->bf16_peak_flops == doctest::Approx(165e12).scale(0));
+  CHECK(find_gpu("L20-48GB")->bf16_peak_flops == doctest::Approx(119.5e12).scale(0));
   CHECK(find_gpu("L20-48GB")->fp8_peak_flops == 0);                        // not found: left 0
-  CHECK(find_gpu("H800-SXM5-80GB")->fp8_peak_flops == doctest::Approx(1979e12));  // 3958 sparse / 2
-  CHECK(find_gpu("RTX3090-24GB")->bf16_peak_flops == doctest::Approx(71e12));
-  CHECK(find_gpu("RTX6000Ada-48GB")->fp8_peak_flops == doctest::Approx(728e12));  // datasheet 1457 sparse
-  CHECK(find_gpu("RTXPRO6000-WS-96GB")->hbm_peak_Bps == doctest::Approx(1792e9));
-  CHECK(find_gpu("B300-SXM-288GB")->memory_B == doctest::Approx(288e9));
+  CHECK(find_gpu("H800-SXM5-80GB")->fp8_peak_flops == doctest::Approx(1979e12).scale(0));  // 3958 sparse / 2
+  CHECK(find_gpu("RTX3090-24GB")->bf16_peak_flops == doctest::Approx(71e12).scale(0));
+  CHECK(find_gpu("RTX6000Ada-48GB")->fp8_peak_flops == doctest::Approx(728e12).scale(0));  // datasheet 1457 sparse
+  CHECK(find_gpu("RTXPRO6000-WS-96GB")->hbm_peak_Bps == doctest::Approx(1792e9).scale(0));
+  CHECK(find_gpu("B300-SXM-288GB")->memory_B == doctest::Approx(288e9).scale(0));
   // GB200 at 1200 W: 2500 dense BF16, 5000 FP8 TFLOPS, 8 TB/s; nvidia-smi prints 189471 MiB.
-  CHECK(find_gpu("GB200-185GB")->bf16_peak_flops == doctest::Approx(2500e12));
-  CHECK(find_gpu("GB200-185GB")->fp8_peak_flops == doctest::Approx(5000e12));
-  CHECK(find_gpu("GB200-185GB")->memory_B == doctest::Approx(189471.0 * 1024 * 1024));
+  CHECK(find_gpu("GB200-185GB")->bf16_peak_flops == doctest::Approx(2500e12).scale(0));
+  CHECK(find_gpu("GB200-185GB")->fp8_peak_flops == doctest::Approx(5000e12).scale(0));
+  CHECK(find_gpu("GB200-185GB")->memory_B == doctest::Approx(189471.0 * 1024 * 1024).scale(0));
   CHECK(find_gpu("GB200-185GB")->compute_capability == 100);
   // GB300: the NVL72 rack's 360 PFLOPS BF16 with sparsity / 72 GPUs / 2 = 2500 TFLOPS; nvidia-smi prints 284208 MiB.
-  CHECK(find_gpu("GB300-278GB")->bf16_peak_flops == doctest::Approx(360e15 / 72 / 2));
-  CHECK(find_gpu("GB300-278GB")->memory_B == doctest::Approx(284208.0 * 1024 * 1024));
+  CHECK(find_gpu("GB300-278GB")->bf16_peak_flops == doctest::Approx(360e15 / 72 / 2).scale(0));
+  CHECK(find_gpu("GB300-278GB")->memory_B == doctest::Approx(284208.0 * 1024 * 1024).scale(0));
   CHECK(find_gpu("GB300-278GB")->compute_capability == 103);
   // GeForce Blackwell dense BF16 (FP32 accumulate) = AI TOPS (FP4, sparse) / 16: 1801/16, 1406/16, 759/16;
   // the 5070's 988/16 = 61.75 is the whitepaper's 61.7.
-  CHECK(find_gpu("RTX5080-16GB")->bf16_peak_flops == doctest::Approx(1801e12 / 16).epsilon(0.001));
-  CHECK(find_gpu("RTX5070Ti-16GB")->bf16_peak_flops == doctest::Approx(1406e12 / 16).epsilon(0.001));
-  CHECK(find_gpu("RTX5070-12GB")->bf16_peak_flops == doctest::Approx(988e12 / 16).epsilon(0.001));
-  CHECK(find_gpu("RTX5060Ti-16GB")->bf16_peak_flops == doctest::Approx(759e12 / 16).epsilon(0.001));
+  CHECK(find_gpu("RTX5080-16GB")->bf16_peak_flops == doctest::Approx(1801e12 / 16).scale(0).epsilon(0.001));
+  CHECK(find_gpu("RTX5070Ti-16GB")->bf16_peak_flops == doctest::Approx(1406e12 / 16).scale(0).epsilon(0.001));
+  CHECK(find_gpu("RTX5070-12GB")->bf16_peak_flops == doctest::Approx(988e12 / 16).scale(0).epsilon(0.001));
+  CHECK(find_gpu("RTX5060Ti-16GB")->bf16_peak_flops == doctest::Approx(759e12 / 16).scale(0).epsilon(0.001));
   for (const char* geforce : {"RTX5080-16GB", "RTX5070Ti-16GB", "RTX5070-12GB", "RTX5060Ti-16GB"})
     CHECK_MESSAGE(!find_gpu(geforce)->pcie_p2p, geforce);  // stock driver: no PCIe P2P, as the RTX5090 row
-  CHECK(find_gpu("RTXA4000-16GB")->bf16_peak_flops == doctest::Approx(76.7e12));  // 153.4 sparse / 2
-  CHECK(find_gpu("RTXA4000-16GB")->hbm_peak_Bps == doctest::Approx(448e9));
-  CHECK(find_gpu("V100-SXM2-16GB")->memory_B == doctest::Approx(16384.0 * 1024 * 1024));  // nvidia-smi: 16384 MiB
+  CHECK(find_gpu("RTXA4000-16GB")->bf16_peak_flops == doctest::Approx(76.7e12).scale(0));  // 153.4 sparse / 2
+  CHECK(find_gpu("RTXA4000-16GB")->hbm_peak_Bps == doctest::Approx(448e9).scale(0));
+  CHECK(find_gpu("V100-SXM2-16GB")->memory_B == doctest::Approx(16384.0 * 1024 * 1024).scale(0));  // nvidia-smi: 16384 MiB
   // The A800 PCIe's achievable HBM is a measurement on that board (mli/transformers-benchmarks#4).
-  CHECK(find_gpu("A800-PCIe-80GB")->hbm_achievable_Bps == doctest::Approx(1727e9));
+  CHECK(find_gpu("A800-PCIe-80GB")->hbm_achievable_Bps == doctest::Approx(1727e9).scale(0));
   // Derived rows say so.
   for (const char* derived : {"L20-48GB", "A30-24GB", "A800-SXM4-80GB", "H800-SXM5-80GB", "RTX3090-24GB",
                               "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", "V100-SXM2-16GB",

@@ -44,13 +44,13 @@ TEST_CASE("all-to-all on one DGX H100: each rank sends S (N-1)/N bytes, S/N to e
   const double S = 64.0 * (1 << 20);
   const CollectivePlan& a = p.cm.plan(CollectiveOp::all_to_all, S, gpus(8));
   CHECK(a.bus_bytes == doctest::Approx(S * 7 / 8).scale(0));          // busbw factor (N-1)/N
-  CHECK(bus_factor(CollectiveOp::all_to_all, 8) == doctest::Approx(7.0 / 8));
+  CHECK(bus_factor(CollectiveOp::all_to_all, 8) == doctest::Approx(7.0 / 8).scale(0));
   CHECK(a.flows.size() == 8 * 7);                                      // one flow per ordered pair
   // Alone: the 7 flows of a rank share its 450 GB/s port at NCCL's 80% of NVLink's wire rate:
   // t = S (7/8) / (450e9 x 0.8); latency = Simple base 8.4 us + one step of 3.4 us.
-  CHECK(a.bandwidth_s == doctest::Approx(S * 7 / 8 / (450e9 * 0.8)).epsilon(1e-9));
-  CHECK(a.latency_s == doctest::Approx(8.4e-6 + 3.4e-6).epsilon(1e-12));
-  CHECK(a.busbw_Bps() == doctest::Approx(a.algbw_Bps() * 7 / 8));
+  CHECK(a.bandwidth_s == doctest::Approx(S * 7 / 8 / (450e9 * 0.8)).scale(0).epsilon(1e-9));
+  CHECK(a.latency_s == doctest::Approx(8.4e-6 + 3.4e-6).scale(0).epsilon(1e-12));
+  CHECK(a.busbw_Bps() == doctest::Approx(a.algbw_Bps() * 7 / 8).scale(0));
 }
 
 TEST_CASE("all-to-all over two DGX H100 nodes: half of each rank's buffer crosses its 50 GB/s NIC and sets the pace") {
@@ -61,8 +61,8 @@ TEST_CASE("all-to-all over two DGX H100 nodes: half of each rank's buffer crosse
   CHECK(a.worst_class == PathClass::NET);
   // 8 of a rank's 15 peers are on the other node: 8 x S/16 = S/2 through its NIC (400 Gb/s);
   // the 7 local ones go over NVSwitch meanwhile. t = (S/2) / 50e9; latency 8.4 + 14 us (NET, Simple).
-  CHECK(a.bandwidth_s == doctest::Approx(S / 2 / 50e9).epsilon(1e-9));
-  CHECK(a.latency_s == doctest::Approx(8.4e-6 + 14e-6).epsilon(1e-12));
+  CHECK(a.bandwidth_s == doctest::Approx(S / 2 / 50e9).scale(0).epsilon(1e-9));
+  CHECK(a.latency_s == doctest::Approx(8.4e-6 + 14e-6).scale(0).epsilon(1e-12));
 }
 
 TEST_CASE("MoE FLOPs per token with top-k: Qwen3-30B-A3B runs 6 k d I flops per token in its experts") {
@@ -132,7 +132,7 @@ TEST_CASE("an EP step on one DGX H100 pays its all-to-alls in breakdown.all_to_a
   const StepPlan plan = plan_step(ops, gpu, p.cm, gpus(8));
   // 48 MoE layers x (dispatch + combine), each the plan of its buffer on the 8 GPUs.
   const double one = p.cm.plan(CollectiveOp::all_to_all, op_named(ops.layer(), "moe_dispatch").collective_bytes, gpus(8)).time_s();
-  CHECK(plan.breakdown.all_to_all == doctest::Approx(48 * 2 * one).epsilon(1e-12));
+  CHECK(plan.breakdown.all_to_all == doctest::Approx(48 * 2 * one).scale(0).epsilon(1e-12));
   CHECK(plan.breakdown.collectives == 0);  // TP=1: nothing else to reduce
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("DeepSeek-V3: MLA attention holds 187,105,280 parameters a layer; MoE 
   // MoE layer: 256 routed + 1 shared expert of 3 x 7168 x 2048, the router 7168 x 256.
   CHECK(m.layer_params(3) == doctest::Approx(attention + 257 * 3 * d * 2048 + d * 256 + norms).scale(0));
   // 671B without the MTP module: 3 dense + 58 MoE layers + embedding and LM head 2 x 129280 x 7168.
-  CHECK(m.total_params() / 1e9 == doctest::Approx(671.0).epsilon(0.001));
+  CHECK(m.total_params() / 1e9 == doctest::Approx(671.0).scale(0).epsilon(0.001));
 }
 
 TEST_CASE("MLA KV bytes per token: (kv_lora_rank + qk_rope_head_dim) x layers x bytes, the same on every TP rank") {
@@ -222,12 +222,12 @@ TEST_CASE("KV blocks with sliding windows: a sequence's window share stops growi
 
 TEST_CASE("model cards: the MoE weights match the published sizes") {
   // Parameter counts as the model makers state them (total, billions): within 2%.
-  CHECK(card("qwen3-30b-a3b").total_params() / 1e9 == doctest::Approx(30.5).epsilon(0.02));
-  CHECK(card("qwen3-235b-a22b").total_params() / 1e9 == doctest::Approx(235).epsilon(0.02));
-  CHECK(card("mixtral-8x7b").total_params() / 1e9 == doctest::Approx(46.7).epsilon(0.02));
-  CHECK(card("gpt-oss-120b").total_params() / 1e9 == doctest::Approx(116.8).epsilon(0.02));
-  CHECK(card("gpt-oss-20b").total_params() / 1e9 == doctest::Approx(20.9).epsilon(0.02));
-  CHECK(card("llama-4-scout").total_params() / 1e9 == doctest::Approx(109).epsilon(0.02));
+  CHECK(card("qwen3-30b-a3b").total_params() / 1e9 == doctest::Approx(30.5).scale(0).epsilon(0.02));
+  CHECK(card("qwen3-235b-a22b").total_params() / 1e9 == doctest::Approx(235).scale(0).epsilon(0.02));
+  CHECK(card("mixtral-8x7b").total_params() / 1e9 == doctest::Approx(46.7).scale(0).epsilon(0.02));
+  CHECK(card("gpt-oss-120b").total_params() / 1e9 == doctest::Approx(116.8).scale(0).epsilon(0.02));
+  CHECK(card("gpt-oss-20b").total_params() / 1e9 == doctest::Approx(20.9).scale(0).epsilon(0.02));
+  CHECK(card("llama-4-scout").total_params() / 1e9 == doctest::Approx(109).scale(0).epsilon(0.02));
   // gpt-oss keeps attention in bf16 and stores experts in MXFP4 (4.25 bits a weight): one
   // gpt-oss-120b expert's gate/up is 5760 x 2880 x 4.25 / 8 bytes.
   const ModelCard oss = card("gpt-oss-120b");

@@ -39,8 +39,8 @@ TEST_CASE("four GPUs with NV2 between every pair: six rings of half a bundle use
   // directed link crossed by two of them: 6 rings x 25 GB/s = 150 GB/s = each GPU's 3 x 50 out.
   const MeshRingSet s = mesh_rings({0, 1, 2, 3}, [](int, int) { return 50 * GB; });
   CHECK(s.rings.size() == 6);
-  CHECK(s.per_ring_Bps == doctest::Approx(25 * GB));
-  CHECK(s.total_Bps() == doctest::Approx(150 * GB));
+  CHECK(s.per_ring_Bps == doctest::Approx(25 * GB).scale(0));
+  CHECK(s.total_Bps() == doctest::Approx(150 * GB).scale(0));
   for (const auto& [link, Bps] : used(s)) CHECK(Bps <= 50 * GB * (1 + 1e-9));
 }
 
@@ -50,7 +50,7 @@ TEST_CASE("a chain has no ring; a lone cycle is one ring at its narrowest link")
   auto cycle = [](int a, int b) { return (a + 1) % 3 == b ? 30 * GB : 0.0; };  // 0 -> 1 -> 2 -> 0 only
   const MeshRingSet s = mesh_rings({0, 1, 2}, cycle);
   CHECK(s.rings.size() == 1);
-  CHECK(s.total_Bps() == doctest::Approx(30 * GB));
+  CHECK(s.total_Bps() == doctest::Approx(30 * GB).scale(0));
 }
 
 TEST_CASE("DGX-1 hybrid cube mesh: the rings carry every GPU's six NVLinks") {
@@ -60,11 +60,11 @@ TEST_CASE("DGX-1 hybrid cube mesh: the rings carry every GPU's six NVLinks") {
   // 0-3-2-1-5-6-7-4), 40 GB/s of bus bandwidth.
   const CollectivePlan p = plan("dgx1_hybrid_cube_mesh.xml", {0, 1, 2, 3, 4, 5, 6, 7}, 64 * MiB);
   CHECK(p.protocol == Protocol::Simple);
-  CHECK(p.latency_s == doctest::Approx(56 * US));
-  CHECK(p.bus_bw_Bps == doctest::Approx(150 * GB * 0.8));
-  CHECK(p.time_s() == doctest::Approx(56 * US + 64 * MiB * 1.75 / (120 * GB)));
+  CHECK(p.latency_s == doctest::Approx(56 * US).scale(0));
+  CHECK(p.bus_bw_Bps == doctest::Approx(150 * GB * 0.8).scale(0));
+  CHECK(p.time_s() == doctest::Approx(56 * US + 64 * MiB * 1.75 / (120 * GB)).scale(0));
   // GPUs 0-3: links 0-1 and 0-2 NV1, 0-3 NV2: GPU 0 has 100 GB/s out, every ring set is bound by it.
-  CHECK(plan("dgx1_hybrid_cube_mesh.xml", {0, 1, 2, 3}, 64 * MiB).bus_bw_Bps == doctest::Approx(100 * GB * 0.8));
+  CHECK(plan("dgx1_hybrid_cube_mesh.xml", {0, 1, 2, 3}, 64 * MiB).bus_bw_Bps == doctest::Approx(100 * GB * 0.8).scale(0));
 }
 
 TEST_CASE("NVSwitch boxes keep one ring: their ports are not a direct mesh") {

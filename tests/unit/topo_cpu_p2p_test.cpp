@@ -131,12 +131,12 @@ TEST_CASE("GPU table rows from datasheets: A40 and L40") {
   // A40 datasheet: 48 GB GDDR6 at 696 GB/s, BF16 149.7 TFLOPS dense, NVLink bridge 112.5 GB/s
   // both ways over 4 links -> 14.0625 GB/s per link and direction.
   const GpuSpec& a40 = *find_gpu("A40-48GB");
-  CHECK(a40.hbm_peak_Bps == doctest::Approx(696e9));
-  CHECK(a40.bf16_peak_flops == doctest::Approx(149.7e12));
-  CHECK(gpu_link_spec("A40-48GB").nvlink_bw_Bps * 4 * 2 == doctest::Approx(112.5e9));
+  CHECK(a40.hbm_peak_Bps == doctest::Approx(696e9).scale(0));
+  CHECK(a40.bf16_peak_flops == doctest::Approx(149.7e12).scale(0));
+  CHECK(gpu_link_spec("A40-48GB").nvlink_bw_Bps * 4 * 2 == doctest::Approx(112.5e9).scale(0));
   // L40 datasheet: 864 GB/s, BF16 181.05 TFLOPS dense, no NVLink, PCIe Gen4 (24 GB/s achievable).
   const GpuSpec& l40 = *find_gpu("L40-48GB");
-  CHECK(l40.bf16_peak_flops == doctest::Approx(181.05e12));
+  CHECK(l40.bf16_peak_flops == doctest::Approx(181.05e12).scale(0));
   CHECK(gpu_link_spec("L40-48GB").nvlinks_per_gpu == 0);
-  CHECK(gpu_link_spec("L40-48GB").pcie_bw_Bps == doctest::Approx(24e9));
+  CHECK(gpu_link_spec("L40-48GB").pcie_bw_Bps == doctest::Approx(24e9).scale(0));
 }

@@ -39,9 +39,9 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& file) {
 
 TEST_CASE("E[max of n standard normals]: the slowest of n ranks") {
   CHECK(expected_max_of_normals(1) == 0);
-  CHECK(expected_max_of_normals(2) == doctest::Approx(1 / std::sqrt(M_PI)).epsilon(1e-6));        // 1/sqrt(pi)
-  CHECK(expected_max_of_normals(3) == doctest::Approx(1.5 / std::sqrt(M_PI)).epsilon(1e-6));      // 3/(2 sqrt(pi))
-  CHECK(expected_max_of_normals(8) == doctest::Approx(1.4236).epsilon(1e-4));                     // tabulated
+  CHECK(expected_max_of_normals(2) == doctest::Approx(1 / std::sqrt(M_PI)).scale(0).epsilon(1e-6));        // 1/sqrt(pi)
+  CHECK(expected_max_of_normals(3) == doctest::Approx(1.5 / std::sqrt(M_PI)).scale(0).epsilon(1e-6));      // 3/(2 sqrt(pi))
+  CHECK(expected_max_of_normals(8) == doctest::Approx(1.4236).scale(0).epsilon(1e-4));                     // tabulated
 }
 
 TEST_CASE("the kernel surface gives back Vidur's time at a recorded shape on the reference GPU") {
@@ -52,7 +52,7 @@ TEST_CASE("the kernel surface gives back Vidur's time at a recorded shape on the
     return surface_gemm_time(a100, m, n, k, 2 * m * n * k, (m * k + k * n + m * n) * 2, peak, hbm);
   };
   // A prefill of 512 tokens (not deep memory-bound): the recorded 234 us, exactly.
-  CHECK(at(512, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx(234e-6).epsilon(1e-9));
+  CHECK(at(512, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx(234e-6).scale(0).epsilon(1e-9));
   // One token: m = 1..32 are deep memory-bound (m = 32: 10.3 us of compute at the peak against
   // 102 us of bytes at the HBM peak, under 1/8) and take their median efficiency; the rows
   // read 65, 63, 63, 63, 64, 66 us, so m = 1 costs about the median time (62-64 us), and m = 1 and 2
@@ -60,10 +60,10 @@ TEST_CASE("the kernel surface gives back Vidur's time at a recorded shape on the
   const double t1 = at(1, a100.peak_flops, a100.hbm_peak_Bps);
   CHECK(t1 > 62e-6);
   CHECK(t1 < 64e-6);
-  CHECK(t1 / at(2, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx((k + k * n + n) / (2 * k + k * n + 2 * n)).epsilon(1e-9));
+  CHECK(t1 / at(2, a100.peak_flops, a100.hbm_peak_Bps) == doctest::Approx((k + k * n + n) / (2 * k + k * n + 2 * n)).scale(0).epsilon(1e-9));
   // On a GPU with 1.5x the HBM (same shape, memory-bound): t = t0 + (t_ref - t0) / 1.5.
   const double t0 = std::min(a100.gemm_floor_s, t1 / 2);
-  CHECK(at(1, a100.peak_flops, 1.5 * a100.hbm_peak_Bps) == doctest::Approx(t0 + (t1 - t0) / 1.5).epsilon(1e-9));
+  CHECK(at(1, a100.peak_flops, 1.5 * a100.hbm_peak_Bps) == doctest::Approx(t0 + (t1 - t0) / 1.5).scale(0).epsilon(1e-9));
   // The fixed part does not shrink: a faster GPU still pays t0.
   CHECK(at(1, 100 * a100.peak_flops, 100 * a100.hbm_peak_Bps) > t0);
 }
@@ -76,7 +76,7 @@ TEST_CASE("the surface's floors come from its own rows") {
     for (const auto& r : csv_rows(std::string(gpu) + "-small-kernels.csv"))
       if (r[1] == "1") small.push_back(std::stod(r[3]) * 1e-6);
     std::sort(small.begin(), small.end());
-    CHECK(s.small_kernel_s == doctest::Approx(small[small.size() / 2]));
+    CHECK(s.small_kernel_s == doctest::Approx(small[small.size() / 2]).scale(0));
     // t = t0 + bytes / BW over the memory-bound GEMM rows: a few microseconds and a stream
     // rate below the datasheet HBM peak.
     CHECK(s.gemm_floor_s > 1e-6);
@@ -100,7 +100,7 @@ TEST_CASE("host time per sequence and CUDA-graph batch limits") {
   const std::vector<SequenceWork> batch(8, {512, 1});
   const StepOps ops = step_ops(model, 1, batch);
   // Not overlapped: h + c x sequences = 1 ms + 0.1 ms x 8.
-  CHECK(plan_step(ops, gpu, cm, {0}).host_extra_s == doctest::Approx(1.8e-3));
+  CHECK(plan_step(ops, gpu, cm, {0}).host_extra_s == doctest::Approx(1.8e-3).scale(0));
   // Graphs up to 4 sequences: 8 run eagerly, a launch per kernel.
   gpu.cuda_graph_max_batch = 4;
   const StepPlan eager = plan_step(ops, gpu, cm, {0});
@@ -109,7 +109,7 @@ TEST_CASE("host time per sequence and CUDA-graph batch limits") {
   const auto flat = ops.flatten();
   const auto kernels = std::count_if(flat.begin(), flat.end(), [](const Op& o) { return o.kind != OpKind::collective; });
   CHECK(kernels < long(flat.size()));
-  CHECK(eager.breakdown.launch == doctest::Approx(double(kernels) * gpu.kernel_launch_s));
+  CHECK(eager.breakdown.launch == doctest::Approx(double(kernels) * gpu.kernel_launch_s).scale(0));
 }
 
 TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
@@ -127,10 +127,10 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
   CHECK(custom_all_reduce_fit(vllm, g, 10e6).why_not == "10000000 B exceeds its 8388608 B buffer");
   const CollectivePlan& small = cm.plan(CollectiveOp::all_reduce, 8192, eight);
   CHECK(small.engine_kernel == "one-shot");
-  CHECK(small.latency_s == doctest::Approx(10.1e-6));  // the profile's 8-rank time (sglang#2904)
+  CHECK(small.latency_s == doctest::Approx(10.1e-6).scale(0));  // the profile's 8-rank time (sglang#2904)
   const CollectivePlan& mid = cm.plan(CollectiveOp::all_reduce, 1 << 20, eight);
   CHECK(mid.engine_kernel == "two-shot");
-  CHECK(mid.latency_s == doctest::Approx(2 * 10.1e-6));  // two barriers
+  CHECK(mid.latency_s == doctest::Approx(2 * 10.1e-6).scale(0));  // two barriers
   CHECK(cm.plan(CollectiveOp::all_reduce, 64e6, eight).engine_kernel.empty());  // NCCL
   // Three ranks: not a world size the kernel runs on.
   CHECK(custom_all_reduce_fit(vllm, cm.summary(CollectiveOp::all_reduce, {0, 1, 2}), 8192).why_not ==
@@ -146,6 +146,6 @@ TEST_CASE("the slowest rank: each collective waits sigma x E[max of n]") {
   const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
   const double without = a.plan(CollectiveOp::all_reduce, 8192, eight).time_s();
   const CollectivePlan& with = b.plan(CollectiveOp::all_reduce, 8192, eight);
-  CHECK(with.straggler_s == doctest::Approx(10e-6 * expected_max_of_normals(8)));
-  CHECK(with.time_s() == doctest::Approx(without + with.straggler_s));
+  CHECK(with.straggler_s == doctest::Approx(10e-6 * expected_max_of_normals(8)).scale(0));
+  CHECK(with.time_s() == doctest::Approx(without + with.straggler_s).scale(0));
 }

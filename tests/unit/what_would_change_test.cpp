@@ -44,7 +44,7 @@ TEST_CASE("the search finds a step change within 1% and says when there is none"
   SearchResult none = find_change({16, 288}, "A", [](double) { return std::string("A"); });
   CHECK_FALSE(none.threshold);
   CHECK(none.evaluations == SCAN_POINTS);
-  CHECK(none.last_same == doctest::Approx(288));
+  CHECK(none.last_same == doctest::Approx(288).scale(0));
 }
 
 TEST_CASE("whole numbers snap: the change at 6 tokens is found exactly, downwards") {
@@ -67,12 +67,12 @@ TEST_CASE("intervals move GPU time and collective time by their own spreads") {
   // 100 ms GPU + 50 ms collectives, spreads 10% and 20%: 100 x 0.9 + 50 x 0.8 = 130 ms, 110 + 60 = 170 ms.
   const ConfigResult c = config("A", 100, 50);
   const FigureBounds b = bounds_of(c, 0.10, Spread{0.20, 0.20, ""});
-  CHECK(b.prefill_s.low == doctest::Approx(0.130));
-  CHECK(b.prefill_s.high == doctest::Approx(0.170));
-  CHECK(b.ttft_p50_s.low == doctest::Approx(0.130));
-  CHECK(b.ttft_p50_s.high == doctest::Approx(0.170));
+  CHECK(b.prefill_s.low == doctest::Approx(0.130).scale(0));
+  CHECK(b.prefill_s.high == doctest::Approx(0.170).scale(0));
+  CHECK(b.ttft_p50_s.low == doctest::Approx(0.130).scale(0));
+  CHECK(b.ttft_p50_s.high == doctest::Approx(0.170).scale(0));
   // e2e = TTFT + (e2e - TTFT) x decode ratio; here e2e = TTFT, so the same interval.
-  CHECK(b.e2e_p50_s.high == doctest::Approx(0.170));
+  CHECK(b.e2e_p50_s.high == doctest::Approx(0.170).scale(0));
 }
 
 TEST_CASE("confidence: robust only when the winner's worst beats every rival's best") {
@@ -92,14 +92,14 @@ TEST_CASE("a model scaled to a weight size keeps its layer shapes") {
   const ModelCard m = load_model_card(TPSIM_SOURCE_DIR "/workloads/models/llama-3.1-8b.yaml");
   // One layer: 2 B x (4096 x 6144 QKV + 4096 x 4096 O + 3 x 4096 x 14336 MLP + 2 x 4096 norms) = 436,224,000 B;
   // the rest: 2 B x (2 x 128256 x 4096 embeddings and LM head + 4096 final norm) = 2,101,354,496 B.
-  CHECK(m.layer_bytes(1) == doctest::Approx(436224000.0));
+  CHECK(m.layer_bytes(1) == doctest::Approx(436224000.0).scale(0));
   CHECK(layers_for_weight_bytes(m, m.weight_bytes()) == 32);
   // 145 GB: round((145e9 - 2101354496) / 436224000) = round(327.58) = 328 layers.
   CHECK(layers_for_weight_bytes(m, 145e9) == 328);
   const ModelCard big = scaled_to_weight_bytes(m, 145e9);
   CHECK(big.num_layers == 328);
   CHECK(big.hidden_size == m.hidden_size);
-  CHECK(big.weight_bytes() == doctest::Approx(328 * 436224000.0 + 2101354496.0));
+  CHECK(big.weight_bytes() == doctest::Approx(328 * 436224000.0 + 2101354496.0).scale(0));
   CHECK(layers_for_weight_bytes(m, 1) == 1);  // never below one layer
 }
 
@@ -109,12 +109,12 @@ TEST_CASE("the exercises' alpha, BW, S* and alpha* come from a plan and the mode
   CollectivePlan p;
   p.nranks = 4, p.latency_s = 62.4e-6, p.bus_bw_Bps = 8e9;
   const RingTerms t = ring_terms(p);
-  CHECK(t.alpha_s == doctest::Approx(10.4e-6));
-  CHECK(t.crossover_B() == doctest::Approx(332800));
+  CHECK(t.alpha_s == doctest::Approx(10.4e-6).scale(0));
+  CHECK(t.crossover_B() == doctest::Approx(332800).scale(0));
   // The chapter's alpha* = M_w / (4 L B_mem) = 16.06e9 / (4 x 32 x 1.5e12) = 83.6 us ("about 84 us").
   ModelShape m;
   m.weight_bytes = 16.06e9, m.num_layers = 32, m.hbm_Bps = 1.5e12;
-  CHECK(break_even_latency_s(m) == doctest::Approx(83.65e-6).epsilon(0.001));
+  CHECK(break_even_latency_s(m) == doctest::Approx(83.65e-6).scale(0).epsilon(0.001));
 }
 
 TEST_CASE("an input unchanged in both directions for the same reason says it once") {
