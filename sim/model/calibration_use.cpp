@@ -13,13 +13,13 @@ namespace {
 // fit without --platform, replayed on its own box, is then compared with that box's default).
 LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& target) {
   LatencyPath path{e.nranks, target.worst_class, target.staged, e.nodes, PathClass::NVL, target.amd_host, target.transport, target.nvswitch,
-                   target.compute_capability < 90};
+                   before_hopper(target.compute_capability)};
   if (e.path_class == "SHM") path.worst_class = PathClass::PIX, path.staged = true;
   else if (!e.path_class.empty() && e.path_class != "NVLS")
     path.worst_class = parse_path_class(e.path_class), path.staged = path.worst_class == PathClass::SYS && target.staged;
   if (!e.cpu_vendor.empty()) path.amd_host = e.cpu_vendor == "amd";
   if (!e.net_transport.empty()) path.transport = net_transport_of(e.net_transport);
-  if (const GpuSpec* gpu = find_gpu_any_name(e.gpu)) path.gdr_flush = gpu->compute_capability < 90;  // the fitted box's GPU
+  if (const GpuSpec* gpu = find_gpu_any_name(e.gpu)) path.gdr_flush = before_hopper(gpu->compute_capability);  // the fitted box's GPU
   return path;
 }
 

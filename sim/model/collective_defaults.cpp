@@ -155,10 +155,11 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   const int n = path.nranks, nodes = path.nodes;
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
   // The transport's own cost per network step.
-  const double transport = nodes <= 1     ? 0.0
+  const double efa_simple = EFA_SIMPLE_COMPLETION + (path.gdr_flush ? EFA_NET_STEP : 0.0);
+  const double transport = nodes <= 1                            ? 0.0
                            : path.transport == NetTransport::tcp ? TCP_NET_STEP
-                           : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? EFA_SIMPLE_COMPLETION + (path.gdr_flush ? EFA_NET_STEP : 0.0) : 0.0)
-                                          : 0.0;
+                           : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? efa_simple : 0.0)
+                                                                 : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
   const bool pairwise = op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all;

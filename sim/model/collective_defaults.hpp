@@ -33,6 +33,10 @@ enum class NetTransport { rdma, tcp, efa };
 // "tcp" and "efa" as named; anything else (rdma, or not given) RDMA.
 NetTransport net_transport_of(std::string_view name);
 
+// A GPU NCCL flushes network receives for (paths.cc ncclTopoNeedFlush: "Ampere and earlier"); an
+// unknown compute capability (0) is not assumed to be one.
+inline bool before_hopper(int compute_capability) { return compute_capability > 0 && compute_capability < 90; }
+
 struct LatencyPath {
   int nranks = 2;
   PathClass worst_class = PathClass::NVL;
@@ -146,7 +150,7 @@ struct GroupSummary {
   const GpuSpec* gpu_spec = nullptr;
 
   LatencyPath latency_path() const {
-    return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, nvswitch, compute_capability < 90};
+    return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, nvswitch, before_hopper(compute_capability)};
   }
 };
 

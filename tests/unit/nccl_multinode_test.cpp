@@ -143,6 +143,9 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, Simple 3 u
   };
   CHECK(flushed(Protocol::Simple) == doctest::Approx(178.4 * US).scale(0));
   CHECK(flushed(Protocol::LL) == doctest::Approx(65.2 * US).scale(0));  // LL's flags need no flush
+  CHECK(before_hopper(80));
+  CHECK_FALSE(before_hopper(90));  // Hopper: no flush (p5)
+  CHECK_FALSE(before_hopper(0));   // a GPU the table does not know is not assumed to need one
   // One node has no network step: 6.8 + 14 x 0.6 = 15.2 us, as over RDMA.
   CHECK(efa(Algorithm::ring, Protocol::LL, 8, 1) == doctest::Approx(15.2 * US).scale(0));
   // Over EFA with A100s (p4d) a protocol left to NCCL is Simple, as aws-ofi-nccl sets it, and the run
