@@ -72,6 +72,12 @@ constexpr double PROTO_EFF[3] = {0.5, 120.0 / 128.0, 1.0};
 // bandwidth (tuning.cc, "model refinements"); the recorded GCP A3 Mega log's NVLS-tree sizes
 // (128 MiB-8 GiB) fit S / 183.8 GB/s: 0.919 of its node's 200 GB/s of NICs (checked, not fitted).
 constexpr double TREE_NET_EFF = 0.92;
+// The share of its NICs' line rate NCCL's network transport reaches (rings and pairwise sends across
+// nodes; a tree's is TREE_NET_EFF): 46-48 GB/s per 400 Gb/s NIC (50 GB/s), NVIDIA's figure for NDR
+// InfiniBand (AddyLaddy, NVIDIA/nccl-tests#290: "For NDR @ 400Gbps you should see 46-48GB/s per
+// NIC"), its midpoint. Checked, not fitted: the held-out 4- and 8-node H100 sweeps' ring sizes
+// (1-16 GiB) ran 0.4-8% and 11-18% fast at the full line rate, now within 3.3% and 10-18%.
+constexpr double NET_EFF = 0.94;
 // A tree's LL across nodes: 1/3.8 of the tree's bandwidth for LL (tuning.cc, "model refinements"),
 // not the payload half a ring's LL keeps within a node.
 constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
@@ -184,7 +190,7 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathC
   if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * bus_factor(op, n);
   if (p == Protocol::LL128 && op == CollectiveOp::all_reduce && c == PathClass::NVL && !staged) return raw_Bps * LL128_ALL_REDUCE_EFF;
   if (a == Algorithm::tree && c == PathClass::NET && p == Protocol::LL) return raw_Bps * TREE_LL_NET_EFF;  // then ll_max_bus_Bps
-  const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : 1.0);
+  const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : c == PathClass::NET ? NET_EFF : 1.0);
   return link_Bps * payload_share(p);
 }
 
