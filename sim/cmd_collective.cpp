@@ -213,8 +213,12 @@ int collective_command(int argc, char** argv) {
   std::string out = fmt::format("# tpsim {} collective: {} on GPUs {} of {} (p2p {}){}\n# nranks {} (simulated)\n", TPSIM_VERSION,
                                 op_text, gpus_text, platform_path, p2p, cal ? ", calibration " + calibration_path : "", n);
   out += "# launch: " + launch_text(launch) + "\n";
-  if (!gpu_note.empty()) out += "# note: " + gpu_note + "\n";
-  if (measured && !measured->failure.empty()) out += "# note: " + fit::failure_note(*measured) + "\n";
+  // What tpsim assumed or chose for this run, printed and in the JSON: about the compared log, then
+  // (after the log's own settings) about the GPUs' paths.
+  std::vector<std::string> notes;
+  if (!gpu_note.empty()) notes.push_back(gpu_note);
+  if (measured && !measured->failure.empty()) notes.push_back(fit::failure_note(*measured));
+  for (const auto& note : notes) out += "# note: " + note + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
   for (const auto& n : forced.notes) {
     const CLI::Option* flag = n.flag.empty() ? nullptr : app.get_option(n.flag);
@@ -223,9 +227,11 @@ int collective_command(int argc, char** argv) {
                                               : n.text);
   }
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
-  if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) out += "# note: " + note + "\n";
-  if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) out += "# note: " + staging_note(*g.staged_edge, g.staging) + "\n";
-  for (const std::string& note : model.network_notes(op, gpus)) out += "# note: " + note + "\n";
+  std::vector<std::string> path_notes = model.network_notes(op, gpus);
+  if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) path_notes.insert(path_notes.begin(), staging_note(*g.staged_edge, g.staging));
+  if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) path_notes.insert(path_notes.begin(), note);
+  for (const auto& note : path_notes) out += "# note: " + note + "\n";
+  notes.insert(notes.end(), path_notes.begin(), path_notes.end());
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
@@ -243,6 +249,7 @@ int collective_command(int argc, char** argv) {
   std::vector<fit::FitPoint> points;
   CollectiveSweep sweep{op_text, platform_path, gpus_text, p2p, calibration_path, compare_path, n, {}};
   sweep.log_settings = log_notes;
+  sweep.notes = notes;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double s = sizes[i];
     const CollectivePlan& c = model.plan(op, s, gpus);

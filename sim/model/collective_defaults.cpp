@@ -153,6 +153,8 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
 }
 
+double efa_flush_s() { return EFA_NET_STEP; }
+
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvswitch) {
   return hop_table(c, staged, a, nvswitch)[static_cast<int>(p)];
 }
@@ -161,7 +163,7 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   const int n = path.nranks, nodes = path.nodes;
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
   // The transport's own cost per network step.
-  const double efa_simple = EFA_SIMPLE_COMPLETION + (path.gdr_flush ? EFA_NET_STEP : 0.0);
+  const double efa_simple = EFA_SIMPLE_COMPLETION + (path.gdr_flush ? efa_flush_s() : 0.0);
   const double transport = nodes <= 1                            ? 0.0
                            : path.transport == NetTransport::tcp ? TCP_NET_STEP
                            : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? efa_simple : 0.0)

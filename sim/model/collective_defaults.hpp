@@ -58,6 +58,8 @@ struct LatencyPath {
 // AWS EFA EFA_NET_STEP (and EFA_SIMPLE_COMPLETION with Simple, and EFA_NET_STEP again for the flush of
 // a Simple receive on GPUs before Hopper: gdr_flush).
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path);
+// What NCCL's flush of a Simple receive costs per network step over EFA on GPUs before Hopper.
+double efa_flush_s();
 
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
 // (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the

@@ -483,6 +483,10 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
                                 "NCCL_PROTO=simple where the EFA device does not promise in-order 128-byte writes (p3dn, p4d, p4de: "
                                 "their logs print 'NCCL_PROTO set by environment to simple'); p5 and later keep LL and LL128",
                                 g.gpu_model));
+  if (g.transport == NetTransport::efa && before_hopper(g.compute_capability))
+    notes.push_back(fmt::format("across nodes over AWS EFA with {} GPUs: each Simple network step also waits for NCCL's flush of "
+                                "what it received (GPUs before Hopper: paths.cc ncclTopoNeedFlush), one more EFA operation, {:.0f} us",
+                                g.gpu_model, efa_flush_s() * 1e6));
   const bool fitted_here = calibration_ && std::any_of(calibration_->collectives.begin(), calibration_->collectives.end(),
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (g.nodes > 2 && !fitted_here)

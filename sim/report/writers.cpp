@@ -225,6 +225,7 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
             {"group_launch", s.gpus_per_thread > 1 && nccl_group_launch(s.nccl_version)},
             {"calibration_use", s.calibration_use},
             {"log_settings", s.log_settings},
+            {"notes", s.notes},
             {"units", {{"size_B", "bytes"},
                        {"time_us", "microseconds, one collective"},
                        {"algbw_GBps", "algorithm bandwidth, size / time, GB/s = 1e9 B/s"},

@@ -223,6 +223,10 @@ TEST_CASE("tpsim collective --json: one row per size with its plan, units named,
   const auto g = nlohmann::json::parse(render_collective_json(old_nccl, "test"));
   CHECK(g["nccl_version"] == "2.8.3");
   CHECK(g["group_launch"] == true);
+  // What the text output notes about the run's paths, the JSON carries as they read.
+  CHECK(j["notes"].empty());
+  old_nccl.notes = {"across nodes over AWS EFA with A100-SXM4-40GB GPUs: ..."};
+  CHECK(nlohmann::json::parse(render_collective_json(old_nccl, "test"))["notes"][0] == old_nccl.notes[0]);
   const auto& row = j["rows"][0];
   CHECK(row["size_B"].get<double>() == S);
   CHECK(row["algorithm"] == "direct");
