@@ -46,6 +46,16 @@ TEST_CASE("a ring across 2 nodes pays the network hop on its 2 (nodes - 1) cross
   CHECK(default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false}) == doctest::Approx(15.2 * US).scale(0));
 }
 
+TEST_CASE("a ring across nodes runs at 0.94 of its NICs' line rate: 47 GB/s per 400 Gb/s NIC, NVIDIA's 46-48") {
+  // Simple keeps all of it (payload share 1), LL half (flags); within a node NVLink keeps its own share.
+  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9) ==
+        doctest::Approx(47e9).scale(0));
+  CHECK(default_bus_bw_Bps(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9) ==
+        doctest::Approx(23.5e9).scale(0));
+  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::PIX, false, 24e9) ==
+        doctest::Approx(24e9).scale(0));  // PCIe within a node: the lanes' rate, as before
+}
+
 TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node count, and a tree keeps 0.92 / 3.8 of its links") {
   CHECK(ll_max_bus_Bps(90, 1, false) == doctest::Approx(141e9).scale(0));
   CHECK(ll_max_bus_Bps(90, 2, false) == doctest::Approx(39e9).scale(0));
