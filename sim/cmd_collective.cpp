@@ -227,11 +227,11 @@ int collective_command(int argc, char** argv) {
                                               : n.text);
   }
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
-  std::vector<std::string> path_notes = model.network_notes(op, gpus);
-  if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) path_notes.insert(path_notes.begin(), staging_note(*g.staged_edge, g.staging));
-  if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) path_notes.insert(path_notes.begin(), note);
-  for (const auto& note : path_notes) out += "# note: " + note + "\n";
-  notes.insert(notes.end(), path_notes.begin(), path_notes.end());
+  const std::size_t about_log = notes.size();
+  if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) notes.push_back(note);
+  if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) notes.push_back(staging_note(*g.staged_edge, g.staging));
+  for (std::string& note : model.network_notes(op, gpus)) notes.push_back(std::move(note));
+  for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";

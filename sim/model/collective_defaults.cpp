@@ -155,6 +155,15 @@ int latency_steps(Algorithm a, CollectiveOp op, int n) {
 
 double efa_flush_s() { return EFA_NET_STEP; }
 
+namespace {
+// EFA's own cost per network step: its latency, and with Simple the completion overhead and, on GPUs
+// before Hopper, the flush of what was received.
+double efa_step_s(Protocol p, bool gdr_flush) {
+  if (p != Protocol::Simple) return EFA_NET_STEP;
+  return EFA_NET_STEP + EFA_SIMPLE_COMPLETION + (gdr_flush ? efa_flush_s() : 0.0);
+}
+}  // namespace
+
 double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvswitch) {
   return hop_table(c, staged, a, nvswitch)[static_cast<int>(p)];
 }
@@ -163,10 +172,9 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   const int n = path.nranks, nodes = path.nodes;
   const double base = is_nvls(a) ? NVLS_BASE_LAT : BASE_LAT[static_cast<int>(p)];
   // The transport's own cost per network step.
-  const double efa_simple = EFA_SIMPLE_COMPLETION + (path.gdr_flush ? efa_flush_s() : 0.0);
   const double transport = nodes <= 1                            ? 0.0
                            : path.transport == NetTransport::tcp ? TCP_NET_STEP
-                           : path.transport == NetTransport::efa ? EFA_NET_STEP + (p == Protocol::Simple ? efa_simple : 0.0)
+                           : path.transport == NetTransport::efa ? efa_step_s(p, path.gdr_flush)
                                                                  : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
@@ -231,7 +239,7 @@ double tree_correction(Protocol p, double size_B) {
 }
 
 bool efa_forces_simple(NetTransport transport, int nodes, int compute_capability) {
-  return transport == NetTransport::efa && nodes > 1 && compute_capability < 90;
+  return transport == NetTransport::efa && nodes > 1 && before_hopper(compute_capability);
 }
 
 double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {

@@ -478,12 +478,14 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
   if (gpus.size() < 2) return notes;
   const GroupSummary g = summary(op, gpus);
   if (g.nodes < 2) return notes;
-  if (spec_.protocol == "auto" && efa_forces_simple(g.transport, g.nodes, g.compute_capability))
+  // EFA's GPUs before Hopper: Simple only (aws-ofi-nccl), and NCCL flushes each Simple receive.
+  const bool efa_before_hopper = efa_forces_simple(g.transport, g.nodes, g.compute_capability);
+  if (spec_.protocol == "auto" && efa_before_hopper)
     notes.push_back(fmt::format("across nodes over AWS EFA with {} GPUs: simulated with Simple only, as aws-ofi-nccl sets "
                                 "NCCL_PROTO=simple where the EFA device does not promise in-order 128-byte writes (p3dn, p4d, p4de: "
                                 "their logs print 'NCCL_PROTO set by environment to simple'); p5 and later keep LL and LL128",
                                 g.gpu_model));
-  if (g.transport == NetTransport::efa && before_hopper(g.compute_capability))
+  if (efa_before_hopper)
     notes.push_back(fmt::format("across nodes over AWS EFA with {} GPUs: each Simple network step also waits for NCCL's flush of "
                                 "what it received (GPUs before Hopper: paths.cc ncclTopoNeedFlush), one more EFA operation, {:.0f} us",
                                 g.gpu_model, efa_flush_s() * 1e6));

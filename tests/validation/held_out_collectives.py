@@ -69,6 +69,7 @@ def main(argv):
     ok = True
     with tempfile.TemporaryDirectory() as work:
         fits = fit_all(tpsim, recorded, work)
+        multi_node = {src: op is not None and fitted_nodes(cal) > 1 for src, (op, _, cal) in fits.items()}
         source_times = {log: measured_times(run([tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare",
                                                  os.path.join(RECORDED, log)])[1]) for log, plat, gpus in recorded}
         worse_pairs = 0
@@ -86,7 +87,7 @@ def main(argv):
             op_here = re.search(r"collective: (\w+) on", out).group(1).replace("_", "") if unc is not None else None
             across = ", NET)" in out
             for src, (op, ranks, cal) in fits.items():
-                if op is not None and op.replace("_", "") == op_here and (ranks == len(gpus.split(",")) or across and fitted_nodes(cal) > 1):
+                if op is not None and op.replace("_", "") == op_here and (ranks == len(gpus.split(",")) or across and multi_node[src]):
                     rc, out, _ = run(base + ["--calibration", cal])
                     calibrated[src] = median_error(out) if rc == 0 else None
             gaps = {src: box_gap(source_times[src], times) for src in calibrated}
