@@ -61,9 +61,12 @@ constexpr double EFA_NET_STEP = 20.0 * US, EFA_SIMPLE_COMPLETION = 3.0 * US;
 // A Simple tree's chunk is one step of its buffer (enqueue.cc: chunkSteps 1 for a tree), NCCL_BUFFSIZE
 // 4 MiB / NCCL_STEPS 8 = 512 KiB, and NCCL runs 2 channels per searched channel, one searched channel
 // per NIC (sjeaugey, NVIDIA/nccl#1041: "Execution channels are typically 2x the search channels";
-// 8-NIC H100 nodes print 16 channels, NVIDIA/nccl#1453 on 3 nodes, #1538 on 2). Checked, not fitted,
-// on the held-out 4- and 8-node H100 sweeps (14.2% -> 10.6%, 22.8% -> 17.4%); the fill counts interior
-// levels only, so 2-node trees, the recorded ones, are unchanged.
+// 8-NIC H100 nodes print 16 channels, NVIDIA/nccl#1453 on 3 nodes, #1538 on 2; the 2021 p4d log, 4
+// NICs, prints 8). The chunk crosses every hop whole (tree_fill_s): the interior network levels,
+// checked on the held-out 4- and 8-node H100 sweeps (14.2% -> 10.6%, 22.8% -> 17.4%), and the chains
+// inside the nodes, checked on the held-out 2-node A100 EFA sweeps (NCCL 2.20-2.23, no NVLS: p4de
+// 19.9% -> 9.9%, p4d 22.4% -> 12.7%, their 0.5-16 MiB 15-67% slower before) and the recorded GCP A3
+// Mega log (15.5% -> 10.4%; its 1 GiB-8 GiB now run NVLS-tree, as NCCL ran them). Not fitted.
 constexpr double SIMPLE_STEP_B = 512.0 * 1024;
 constexpr int CHANNELS_PER_NIC = 2;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
@@ -217,10 +220,27 @@ double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass 
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
 }
 
-double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_Bps) {
-  const double levels = std::floor(std::log2(double(nodes)));
-  if (levels < 2 || nics_per_node < 1 || !(node_net_Bps > 0)) return 0;
-  return 2 * (levels - 1) * std::min(SIMPLE_STEP_B * CHANNELS_PER_NIC * nics_per_node, size_B) / node_net_Bps;
+double tree_chunk_B(double size_B, int channels, int depth, bool shrinks) {
+  double chunk = SIMPLE_STEP_B;
+  const double per_channel = size_B / channels;
+  if (!shrinks) return std::min(chunk, per_channel);
+  const auto halve_while = [&](int runs, double floor_B) {
+    while (std::floor(per_channel / chunk) < runs && chunk > floor_B) chunk /= 2;
+  };
+  halve_while(depth * 8, 128 * 1024.0);
+  halve_while(depth * 4, 64 * 1024.0);
+  halve_while(depth, 32 * 1024.0);
+  return std::min(chunk, per_channel);
+}
+
+double tree_fill_s(const TreeFill& t) {
+  const int channels = CHANNELS_PER_NIC * t.nics_per_node;
+  if (channels < 1 || !(t.node_net_Bps > 0)) return 0;
+  const int ranks_per_node = t.nranks / t.nodes, levels = int(std::floor(std::log2(double(t.nodes))));
+  const double in_flight = channels * tree_chunk_B(t.size_B, channels, ranks_per_node - 1 + levels, t.chunks_shrink);
+  const double chain_Bps = t.chain_Bps * (t.intra == PathClass::NVL ? NVLINK_EFF : 1.0);
+  const double chain = chain_Bps > 0 ? 2 * (ranks_per_node - 1) * in_flight / chain_Bps : 0;
+  return chain + 2 * std::max(0, levels - 1) * in_flight / t.node_net_Bps;
 }
 
 // NCCL's correction of a tree all-reduce's bandwidth at medium sizes (tuning.cc treeCorrectionFactor,

@@ -99,11 +99,24 @@ double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int nranks, int nodes, PathC
 // within a node, S x (1 on 2 nodes, 2 beyond) / (TREE_NET_EFF k) across.
 double tree_edge_bytes(double size_B, int nodes, int rings, bool network);
 
-// Beyond 2 nodes NCCL's double binary tree forwards through interior nodes: a Simple tree's chunk
-// (one step, 512 KiB per channel) is stored and forwarded at log2(nodes) - 1 more levels each way
-// than on 2 nodes, each at a channel's share of the node's NICs (2 channels per NIC):
-//   fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 x NICs, S) / node NICs' rate; 0 up to 2 nodes.
-double tree_fill_s(double size_B, int nodes, int nics_per_node, double node_net_Bps);
+// A Simple tree stores and forwards whole chunks (prims_simple.h: one slice per chunk for a tree):
+// a chunk crosses each hop of the chain inside a node, up and then down, before the next hop starts
+// it, and beyond 2 nodes each interior level of NCCL's double binary tree as well. The bandwidth
+// term counts the busiest hop once per chunk; the others add, once, the time a chunk takes there:
+//   fill = min(chunk x channels, S) x (2 (ranks per node - 1) / chain rate + 2 (log2(nodes) - 1) / node NICs' rate),
+// channels = 2 per NIC, the chain at NVLINK_EFF of its links on NVLink.
+struct TreeFill {
+  double size_B = 0;
+  int nranks = 1, nodes = 1, nics_per_node = 0;
+  double node_net_Bps = 0, chain_Bps = 0;
+  PathClass intra = PathClass::NVL;
+  bool chunks_shrink = false;  // NCCL before 2.20 (nccl_tree_chunks_shrink)
+};
+double tree_fill_s(const TreeFill& t);
+// A Simple tree's chunk per channel: one step, 512 KiB, or S / channels when smaller. Before NCCL
+// 2.20 it is halved while a channel would run fewer than depth x 8 chunks (down to 128 KiB), depth x 4
+// (64 KiB) and depth (32 KiB), depth = ranks per node - 1 + log2(nodes) (enqueue.cc, connect.cc).
+double tree_chunk_B(double size_B, int channels, int depth, bool shrinks);
 // NCCL's factor on a tree all-reduce's bandwidth at size S (tuning.cc treeCorrectionFactor): below 1
 // from 64 B (Simple), 1 KiB (LL) or 2 KiB (LL128) up to 16-256 MiB, lowest (0.4-0.5) around
 // 128 KiB-1 MiB; also on NVLS-tree from Blackwell (sm_100) on x86 hosts.

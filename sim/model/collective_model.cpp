@@ -75,7 +75,7 @@ namespace {
 
 // The default model's line for a group at size S: NCCL's latencies with the box's wires, and the
 // bus bandwidth its links allow the algorithm, with NCCL's caps and corrections.
-LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B) {
+LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B, std::string_view nccl_version) {
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
@@ -85,7 +85,9 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
-  if (tree_shaped(a, p, g) && p == Protocol::Simple) c.latency_s += tree_fill_s(size_B, g.nodes, g.nics_per_node, g.node_net_Bps);
+  if (tree_shaped(a, p, g) && p == Protocol::Simple)
+    c.latency_s += tree_fill_s({size_B, n, g.nodes, g.nics_per_node, g.node_net_Bps, g.chain_Bps, g.intra_class,
+                                nccl_tree_chunks_shrink(nccl_version)});
   if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
   if (op == CollectiveOp::all_reduce && (a == Algorithm::tree || (a == Algorithm::nvls_tree && g.compute_capability >= 100 && g.x86_host))) {
     c.tree_correction = tree_correction(p, size_B);
@@ -102,7 +104,7 @@ double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary&
   if (g.worst_class != PathClass::NET || fitted_nodes < 2 || fitted_nodes == g.nodes) return 1.0;
   GroupSummary fitted = g;
   fitted.nodes = fitted_nodes, fitted.nranks = fitted_ranks;
-  const double there = default_costs(p, a, op, fitted, 0).bus_bw_Bps, here = default_costs(p, a, op, g, 0).bus_bw_Bps;
+  const double there = default_costs(p, a, op, fitted, 0, "").bus_bw_Bps, here = default_costs(p, a, op, g, 0, "").bus_bw_Bps;
   return there > 0 ? here / there : 1.0;
 }
 
@@ -111,7 +113,7 @@ double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary&
 LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
                                  double sharing) const {
   const int n = g.nranks;
-  LineCosts c = default_costs(p, a, op, g, size_B);
+  LineCosts c = default_costs(p, a, op, g, size_B, spec_.nccl_version);
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.

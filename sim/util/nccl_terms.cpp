@@ -76,9 +76,13 @@ std::optional<std::array<int, 2>> nccl_release(std::string_view s) {
   return std::array<int, 2>{*major, *minor};
 }
 
-bool nccl_group_launch(std::string_view version) {
+bool nccl_before(std::string_view version, int major, int minor) {
   const auto r = nccl_release(version);
-  return r && ((*r)[0] < 2 || ((*r)[0] == 2 && (*r)[1] < 9));
+  return r && ((*r)[0] < major || ((*r)[0] == major && (*r)[1] < minor));
 }
+
+bool nccl_group_launch(std::string_view version) { return nccl_before(version, 2, 9); }
+
+bool nccl_tree_chunks_shrink(std::string_view version) { return nccl_before(version, 2, 20); }
 
 }  // namespace tpsim

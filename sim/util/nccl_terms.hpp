@@ -49,5 +49,10 @@ std::optional<std::array<int, 2>> nccl_release(std::string_view version);
 // launch where the GPUs support it), 2.9.6 and later one after the other (PARALLEL). False for
 // an unknown version: a current NCCL.
 bool nccl_group_launch(std::string_view version);
+// Whether the release is older than major.minor; false for an unknown version (a current NCCL).
+bool nccl_before(std::string_view version, int major, int minor);
+// A Simple tree's chunk shrinks at medium sizes before NCCL 2.20 (enqueue.cc: "Optimize chunkSize /
+// nSteps", present from 2.4 to 2.19, gone in 2.20.3); from 2.20 it is one step at every size.
+bool nccl_tree_chunks_shrink(std::string_view version);
 
 }  // namespace tpsim

@@ -99,12 +99,13 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   CHECK(ib.algorithm == Algorithm::nvls_tree);
   CHECK(ib.time_s() == doctest::Approx(215 * US + S / 252e9).scale(0).epsilon(1e-6));
   // GCP A3 Mega, 8 x 200 Gb/s NICs per node: the NICs bind both trees at 200 GB/s x 0.92 = 184 GB/s,
-  // so the plain tree's latency decides: 8.4 + 2 (7 x 4.0 + (14 + 49)) = 190.4 us over TCP against
-  // NVLS-tree's 215 + 2 x 49. (NCCL's tuner, which counts NVLS-tree's network twice on 2 nodes, ran
-  // NVLS-tree there: the recorded A3 Mega log; README known limits.)
+  // so latency decides: the plain tree's 8.4 + 2 (7 x 4.0 + (14 + 49)) = 190.4 us over TCP plus its
+  // chains' fill, 16 channels x 512 KiB x 2 x 7 / (0.8 x 450 GB/s x 8/7) = 286 us (tree_fill_s; a
+  // GPU's port carries 7 of a ring's 8 edges in a node), against NVLS-tree's 215 + 2 x 49 = 313 us:
+  // NVLS-tree, as NCCL ran it in the recorded A3 Mega log.
   const CollectivePlan a3 = plan_on("2x_gcp_a3mega_tcpxo.xml", S);
-  CHECK(a3.algorithm == Algorithm::tree);
-  CHECK(a3.time_s() == doctest::Approx(190.4 * US + S / 184e9).scale(0).epsilon(1e-6));
+  CHECK(a3.algorithm == Algorithm::nvls_tree);
+  CHECK(a3.time_s() == doctest::Approx(313 * US + S / 184e9).scale(0).epsilon(1e-6));
   // 16 MiB: the tree (the chain binds: 206 GB/s, tree_bus_bw_Bps) is still cheaper than 215 us of latency.
   CHECK(plan_on("2x_dgx_h100_ib.xml", 16 << 20).algorithm == Algorithm::tree);
   // A100 nodes have no NVLS: the tree at every size.
@@ -298,23 +299,41 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).network_notes(CollectiveOp::all_reduce, four_nodes).empty());
 }
 
-TEST_CASE("beyond 2 nodes a Simple tree stores and forwards one 512 KiB step per channel at each interior level") {
-  // fill = 2 (log2(nodes) - 1) x min(512 KiB x 2 channels x NICs, S) / node NICs' rate: 0 on 2 nodes;
-  // 8 NICs of 50 GB/s (400 GB/s a node), 16 channels, 8 MiB per level; one shared NIC: 1 MiB.
-  const double step_bytes = 512.0 * 1024 * 2 * 8;
-  CHECK(tree_fill_s(64.0 * 1024 * 1024, 2, 8, 400e9) == 0);
-  CHECK(tree_fill_s(64.0 * 1024 * 1024, 4, 8, 400e9) == doctest::Approx(2 * 1 * step_bytes / 400e9).scale(0));  // 41.9 us
-  CHECK(tree_fill_s(64.0 * 1024 * 1024, 8, 8, 400e9) == doctest::Approx(2 * 2 * step_bytes / 400e9).scale(0));  // 83.9 us
-  CHECK(tree_fill_s(1024.0 * 1024, 4, 8, 400e9) == doctest::Approx(2 * 1024.0 * 1024 / 400e9).scale(0));       // below a step per channel: S
-  CHECK(tree_fill_s(64.0 * 1024 * 1024, 4, 1, 50e9) == doctest::Approx(2 * 512.0 * 1024 * 2 / 50e9).scale(0));  // one NIC: 42 us too
-  // On 4 of 16x_dgx_h100_ib.xml's nodes a 64 MiB all-reduce runs tree/Simple at NCCL's latency,
-  // 8.4 + 2 (7 x 4.0 + 2 x 14) = 120.4 us, plus that fill.
-  const Topology cluster(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
-  const CollectiveModel model(cluster, CollectiveSpec{}, nullptr);
-  std::vector<int> four_nodes(32);
-  for (int g = 0; g < 32; ++g) four_nodes[g] = g;
-  const CollectivePlan& plan = model.plan(CollectiveOp::all_reduce, 64.0 * 1024 * 1024, four_nodes);
+TEST_CASE("a Simple tree stores and forwards one chunk per channel at each hop of its chains and interior levels") {
+  // fill = min(chunk x channels, S) x (2 (ranks per node - 1) / chain rate + 2 (log2(nodes) - 1) / node NICs' rate),
+  // 2 channels per NIC, a chain on NVLink at 0.8 of its links. 8 GPUs a node on 450 GB/s NVLink (360 GB/s),
+  // 8 NICs of 50 GB/s (400 GB/s a node), 16 channels: 8 MiB in flight from NCCL 2.20 (one 512 KiB step each).
+  const double in_flight = 512.0 * 1024 * 2 * 8, chain = 2 * 7 / 360e9;
+  const auto fill = [](double size_B, int nodes, int ranks_per_node, bool shrink) {
+    return tree_fill_s({size_B, nodes * ranks_per_node, nodes, 8, 400e9, 450e9, PathClass::NVL, shrink});
+  };
+  CHECK(fill(64.0 * 1024 * 1024, 2, 8, false) == doctest::Approx(in_flight * chain).scale(0));                    // 326 us
+  CHECK(fill(64.0 * 1024 * 1024, 4, 8, false) == doctest::Approx(in_flight * (chain + 2 * 1 / 400e9)).scale(0));  // + 42 us
+  CHECK(fill(64.0 * 1024 * 1024, 8, 8, false) == doctest::Approx(in_flight * (chain + 2 * 2 / 400e9)).scale(0));  // + 84 us
+  CHECK(fill(1024.0 * 1024, 4, 8, false) == doctest::Approx(1024.0 * 1024 * (chain + 2 / 400e9)).scale(0));  // below a step per channel: S
+  CHECK(fill(64.0 * 1024 * 1024, 4, 1, false) == doctest::Approx(in_flight * 2 / 400e9).scale(0));  // one GPU a node: no chain
+  CHECK(fill(64.0 * 1024 * 1024, 2, 1, false) == 0);
+  // Before 2.20 the chunk shrinks while a channel runs fewer than depth x 8 / x 4 / x 1 chunks (down to
+  // 128 / 64 / 32 KiB), depth = 8 - 1 + log2(2) = 8: 4 MiB a channel gives 512 -> 256 -> 128 KiB (32 < 64),
+  // 32 chunks is not fewer than 32: 128 KiB; 512 KiB a channel: 128 KiB (4 < 64), then 64 KiB (4 < 32), 8 is not < 8.
+  CHECK(tree_chunk_B(64.0 * 1024 * 1024, 16, 8, true) == 128 * 1024);
+  CHECK(tree_chunk_B(8.0 * 1024 * 1024, 16, 8, true) == 64 * 1024);
+  CHECK(tree_chunk_B(8.0 * 1024 * 1024, 16, 8, false) == 512 * 1024);
+  CHECK(tree_chunk_B(1024.0 * 1024 * 1024, 16, 8, true) == 512 * 1024);  // 128 runs of 512 KiB
+  CHECK(tree_chunk_B(256.0 * 1024, 16, 8, true) == 16 * 1024);           // S / channels below 32 KiB
+  CHECK(fill(8.0 * 1024 * 1024, 2, 8, true) == doctest::Approx(16 * 64 * 1024 * chain).scale(0));
+  CHECK(nccl_tree_chunks_shrink("2.19.3"));
+  CHECK_FALSE(nccl_tree_chunks_shrink("2.20.3"));
+  CHECK_FALSE(nccl_tree_chunks_shrink(""));  // unknown: a current NCCL
+  // 2x p4d (8 A100s on 300 GB/s NVSwitch ports, 4 EFA NICs of 100 Gb/s a node, 8 channels): a 4 MiB
+  // all-reduce runs tree/Simple, its latency 178.4 us (EFA's flushed Simple steps) plus the chains' fill,
+  // 8 x 512 KiB x 2 x 7 / (0.8 x 300 GB/s x 8/7) = 214 us, a GPU's port carrying 7 of a ring's 8 edges
+  // in a node (the held-out p4d/p4de logs: 534-925 us at 4 MiB).
+  const Topology p4d(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p4d-4efa.xml"), {}, "");
+  std::vector<int> all(16);
+  for (int g = 0; g < 16; ++g) all[g] = g;
+  const CollectivePlan& plan = CollectiveModel(p4d, CollectiveSpec{}, nullptr).plan(CollectiveOp::all_reduce, 4.0 * 1024 * 1024, all);
   CHECK(plan.algorithm == Algorithm::tree);
   CHECK(plan.protocol == Protocol::Simple);
-  CHECK(plan.latency_s == doctest::Approx((8.4 + 2 * (7 * 4.0 + 2 * 14.0)) * US + 2 * step_bytes / 400e9).scale(0).epsilon(0.01));
+  CHECK(plan.latency_s == doctest::Approx(178.4 * US + 8 * 512.0 * 1024 * 2 * 7 / (0.8 * 300e9 * 8 / 7)).scale(0).epsilon(1e-3));
 }
