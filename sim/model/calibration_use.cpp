@@ -12,7 +12,7 @@ namespace {
 // hosts; its path class, CPU vendor and transport the target's where the entry does not say (a
 // fit without --platform, replayed on its own box, is then compared with that box's default).
 LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& target) {
-  LatencyPath path{e.nranks, target.worst_class, target.staged, e.nodes, PathClass::NVL, target.amd_host, target.transport, target.nvswitch,
+  LatencyPath path{e.nranks, target.worst_class, target.staged, e.nodes, PathClass::NVL, target.amd_host, target.transport,
                    before_hopper(target.compute_capability)};
   if (e.path_class == "SHM") path.worst_class = PathClass::PIX, path.staged = true;
   else if (!e.path_class.empty() && e.path_class != "NVLS")

@@ -21,6 +21,7 @@ struct LineCosts {
   double bus_bw_Bps = 0;
   bool calibrated = false;
   double tree_correction = 1.0;  // NCCL's medium-size factor already in bus_bw_Bps (tree_correction())
+  double tree_fill_s = 0;        // of latency_s: a Simple tree's chunks stored and forwarded (tree_fill_s())
 };
 
 struct LineUse {

@@ -16,17 +16,20 @@ constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
 // supported, -g 2) floors at 11.8 us = 6.8 + 2 x 1.05 + 2.9 (one serial launch): 1.05 us per LL step
 // (derived). Checked, not fitted: the held-out 8x RTX 4090 (SYS, -g 8) floors at 38.8 us against
 // 6.8 + 14 x 1.0 + 7 x 2.9 = 41.1. Simple steps keep the slower staged values.
-constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 3.4 * US};
-// Through NVSwitch a Simple ring step costs more than NCCL's 3.4 us: the recorded NVSwitch boxes'
-// ring Simple lines (tpsim fit --platform, sizes where Simple runs) have intercepts of
-// 8.4 + 7 or 14 steps x 6.9 (OCI A100 all_reduce), 8.3 (A100 NCCL 2.19 all_reduce), 9.4 (H100
-// all_gather) and 15.1 us (H100 reduce_scatter) once the -g 8 serial launches are taken off; 8.8 us
-// is their median (derived). It is what NCCL's Simple pays per step for its flags and fences
-// through the switch; LL and LL128 carry their flags with the data and keep NCCL's figures.
-// Checked, not fitted: the held-out 8x A100 logs' 8-512 MiB, 10-27% fast in all six A100 logs with
-// 3.4. The direct NVLink mesh keeps NCCL's 3.4: the held-out 8x V100 mesh's Simple sizes
-// (2-128 MiB) run 8.4 + 14 x 3.4 + 7 serial launches = 76 us + S / 120 GB/s within 10%.
-constexpr double HOP_LAT_NVSWITCH[3] = {0.6 * US, 1.9 * US, 8.8 * US};
+// A Simple ring step over NVLink costs more than NCCL's 3.4 us: the recorded NVSwitch boxes' ring
+// Simple lines (tpsim fit --platform, sizes where Simple runs) have intercepts of 8.4 + 7 or 14 steps
+// x 6.9 (OCI A100 all_reduce), 8.3 (A100 NCCL 2.19 all_reduce), 9.4 (H100 all_gather) and 15.1 us
+// (H100 reduce_scatter) once the -g 8 serial launches are taken off; 8.8 us is their median
+// (derived). It is what NCCL's Simple pays per step for its flags and fences over NVLink, through a
+// switch or not; LL and LL128 carry their flags with the data and keep NCCL's figures, and so do
+// pairwise sends (HOP_LAT_NVL_PAIRWISE), which wait on no neighbour's step. Checked, not fitted: the
+// held-out 8x A100 NVSwitch logs' 8-512 MiB (10-27% fast in all six with 3.4); the direct boards
+// (session 24: until then they kept 3.4) - 4x A100 NV4 (Simple sizes ~68 us + S / 224 GB/s once its
+// -g 4 launches are off: 22.7% -> 12.8%), 4x V100 NV2 (~50 us: 18.3% -> 14.3%), a 2x RTX 2080 Ti
+// NVLink all-gather (~25 us + 1 step; tests/data/measured/launch_mode/) - against them the 8x V100
+// hybrid cube mesh, whose 2-128 MiB fit 3.4 (56 us + 7 serial launches + S / 120 GB/s; 14.1% -> 20.7%).
+constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 8.8 * US};
+constexpr double HOP_LAT_NVL_PAIRWISE[3] = {0.6 * US, 1.9 * US, 3.4 * US};
 constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 2.5 * US, 5.7 * US};
 constexpr double HOP_LAT_NVL_TREE[3] = {0.6 * US, 1.25 * US, 4.0 * US};
 constexpr double HOP_LAT_PCIE_TREE[3] = {1.0 * US, 1.9 * US, 4.0 * US};
@@ -134,11 +137,11 @@ constexpr double SERIAL_LAUNCH_S = 2.9 * US;
 // nodes, 2 beyond: NCCL's double binary tree).
 double nvls_tree_net_share(int nodes) { return (nodes <= 2 ? 1.0 : 2.0) / TREE_NET_EFF; }
 
-const double* hop_table(PathClass c, bool staged, Algorithm a, bool nvswitch) {
+const double* hop_table(PathClass c, bool staged, Algorithm a, bool pairwise) {
   if (c == PathClass::NET) return a == Algorithm::tree ? HOP_LAT_NET_TREE : HOP_LAT_NET;
   if (staged) return c == PathClass::SYS ? HOP_LAT_SYS : HOP_LAT_SHM;
   if (a == Algorithm::tree) return c == PathClass::NVL ? HOP_LAT_NVL_TREE : HOP_LAT_PCIE_TREE;
-  if (c == PathClass::NVL) return nvswitch ? HOP_LAT_NVSWITCH : HOP_LAT_NVL;
+  if (c == PathClass::NVL) return pairwise ? HOP_LAT_NVL_PAIRWISE : HOP_LAT_NVL;
   return HOP_LAT_PCIE;
 }
 
@@ -150,7 +153,7 @@ NetTransport net_transport_of(std::string_view name) {
 
 int latency_steps(Algorithm a, CollectiveOp op, int n) {
   // An all-to-all's sends to every peer are in flight together (NCCL groups them): one step.
-  if (op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all) return 1;
+  if (is_pairwise(op)) return 1;
   if (is_nvls(a)) return op == CollectiveOp::all_reduce ? 2 : 1;  // into the switch, and back
   if (a == Algorithm::tree) return 2 * int(std::ceil(std::log2(double(n))));
   return op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
@@ -167,8 +170,8 @@ double efa_step_s(Protocol p, bool gdr_flush) {
 }
 }  // namespace
 
-double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool nvswitch) {
-  return hop_table(c, staged, a, nvswitch)[static_cast<int>(p)];
+double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a, bool pairwise) {
+  return hop_table(c, staged, a, pairwise)[static_cast<int>(p)];
 }
 
 double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const LatencyPath& path) {
@@ -181,17 +184,16 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
                                                                  : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
   if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
-  const bool pairwise = op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all;
+  const bool pairwise = is_pairwise(op);
   // Pairwise sends (send/recv, all-to-all) wait on no neighbour's step: NCCL's figures.
-  const bool nvswitch_ring = path.nvswitch && !pairwise;
-  const double hop = hop_latency_s(path.worst_class, path.staged, p, a, nvswitch_ring);
+  const double hop = hop_latency_s(path.worst_class, path.staged, p, a, pairwise);
   if (path.worst_class != PathClass::NET || nodes <= 1 || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop;
   if (pairwise) return base + latency_steps(a, op, n) * (hop + transport);
   // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
   // per node every step does, at the tree's network latency.
   const bool one_per_node = n == nodes;
   const double net = hop_latency_s(PathClass::NET, false, p, one_per_node ? Algorithm::tree : a) + transport;
-  const double intra_hop = hop_latency_s(path.intra_class, false, p, a, nvswitch_ring);
+  const double intra_hop = hop_latency_s(path.intra_class, false, p, a, pairwise);
   if (a == Algorithm::tree) return base + 2 * ((n / nodes - 1) * intra_hop + net_levels * net);
   const double overhead = (path.amd_host ? NET_OVERHEAD_AMD_S : NET_OVERHEAD_S) * (p == Protocol::Simple ? 3 : 1);
   const int steps = latency_steps(a, op, n), inter = op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;
@@ -273,13 +275,15 @@ double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool ne
 // NCCL caps the LL protocol's bus bandwidth (tuning.cc llMaxBws): on one node by GPU generation
 // (Volta 39, Ampere 87.7, Hopper and later 141 GB/s; the DGX H100 log's LL sizes, 1-2 MiB, grow at
 // ~124-141 GB/s), across nodes by host CPU and node count (Intel 39 GB/s up to 2 nodes, 20.4
-// beyond; AMD 22.5 and 19.0). Ampere's is measured instead (derived): the LL lines `tpsim fit
-// --platform` draws from the recorded 8x A100-80GB and 8x A100-40GB logs reach 46.3 and 37.8 GB/s,
-// half of NCCL's 87.7 (their mean, 42; NCCL's left 512 KiB-1 MiB 16-26% fast). Volta keeps NCCL's
-// 39: the held-out 8x V100 log fits 21.7, the same halving, and is not used to set it.
+// beyond; AMD 22.5 and 19.0). Before Hopper LL reaches about half of NCCL's cap (derived): the LL
+// lines `tpsim fit --platform` draws from the recorded 8x A100-80GB and 8x A100-40GB logs reach 46.3
+// and 37.8 GB/s, their mean 42 = 0.48 of NCCL's 87.7 (NCCL's left 512 KiB-1 MiB 16-26% fast); Volta
+// takes the same share of its 39, 18.7 GB/s. Checked, not fitted: the held-out 8x V100 mesh log fits
+// 21.7 (16.7% -> 14.1% median) and the 4x V100 NV2 board's LL sizes grow at ~19-25 (27.7% -> 18.3%).
+constexpr double PRE_HOPPER_LL_SHARE = 42.0 / 87.7;
 double ll_max_bus_Bps(int compute_capability, int nodes, bool amd_host) {
   if (nodes > 1) return (amd_host ? (nodes <= 2 ? 22.5 : 19.0) : (nodes <= 2 ? 39.0 : 20.4)) * 1e9;
-  return compute_capability >= 90 ? 141e9 : compute_capability >= 80 ? 42e9 : 39e9;
+  return compute_capability >= 90 ? 141e9 : PRE_HOPPER_LL_SHARE * (compute_capability >= 80 ? 87.7e9 : 39e9);
 }
 
 double serial_launch_s(int gpus_per_thread, std::string_view nccl_version) {

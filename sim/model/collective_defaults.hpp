@@ -21,8 +21,8 @@ int latency_steps(Algorithm a, CollectiveOp op, int nranks);
 
 // Per-step latency of a path class, protocol and algorithm (s); `staged`: through host memory.
 // NCCL's NVLink and PCIe steps differ between ring (and direct) and tree (tuning.cc hwLat);
-// `nvswitch`: the NVLink edges run through NVSwitch, where a Simple ring step costs more.
-double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring, bool nvswitch = false);
+// `pairwise`: send/receive and all-to-all, whose Simple NVLink step keeps NCCL's figure.
+double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorithm::ring, bool pairwise = false);
 
 // Where a collective's steps run, as its fixed cost sees them: the ranks, the slowest path class
 // (host-staged or not), the nodes, the slowest class within a node, the hosts' CPU vendor (NCCL's
@@ -45,7 +45,6 @@ struct LatencyPath {
   PathClass intra_class = PathClass::NVL;
   bool amd_host = false;
   NetTransport transport = NetTransport::rdma;
-  bool nvswitch = false;  // every edge within a node through NVSwitch ports
   bool gdr_flush = false;  // GPUs before Hopper: NCCL flushes each Simple receive from the network (ncclTopoNeedFlush)
 };
 
@@ -165,7 +164,7 @@ struct GroupSummary {
   const GpuSpec* gpu_spec = nullptr;
 
   LatencyPath latency_path() const {
-    return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, nvswitch, before_hopper(compute_capability)};
+    return {nranks, worst_class, staged, nodes, intra_class, amd_host, transport, before_hopper(compute_capability)};
   }
 };
 

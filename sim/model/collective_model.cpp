@@ -85,9 +85,11 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
-  if (tree_shaped(a, p, g) && p == Protocol::Simple)
-    c.latency_s += tree_fill_s({size_B, n, g.nodes, g.nics_per_node, g.node_net_Bps, g.chain_Bps, g.intra_class,
-                                nccl_tree_chunks_shrink(nccl_version)});
+  if (tree_shaped(a, p, g) && p == Protocol::Simple) {
+    c.tree_fill_s = tree_fill_s({size_B, n, g.nodes, g.nics_per_node, g.node_net_Bps, g.chain_Bps, g.intra_class,
+                                 nccl_tree_chunks_shrink(nccl_version)});
+    c.latency_s += c.tree_fill_s;
+  }
   if (p == Protocol::LL128 && g.nodes > 1 && op == CollectiveOp::all_reduce) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll128_chain_bus_Bps(g.port_Bps));
   if (op == CollectiveOp::all_reduce && (a == Algorithm::tree || (a == Algorithm::nvls_tree && g.compute_capability >= 100 && g.x86_host))) {
     c.tree_correction = tree_correction(p, size_B);
@@ -329,7 +331,7 @@ Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t 
 void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& cp, const GroupSummary& g) const {
   const CollectivePiece& p = *cp.piece;
   const int n = plan.nranks;
-  const double hop = hop_latency_s(plan.worst_class, plan.staged, p.protocol, p.algorithm, g.nvswitch);
+  const double hop = hop_latency_s(plan.worst_class, plan.staged, p.protocol, p.algorithm, is_pairwise(plan.op));
   plan.algorithm = p.algorithm == Algorithm::direct && n != 2 ? Algorithm::ring : p.algorithm;
   plan.protocol = p.protocol;
   plan.latency_s =
@@ -408,6 +410,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
         plan.bus_bw_Bps = c.bus_bw_Bps;
         plan.calibrated = c.calibrated;
         plan.tree_correction = c.calibrated ? 1.0 : c.tree_correction;
+        plan.tree_fill_s = c.calibrated ? 0.0 : c.tree_fill_s;
       }
     }
 }

@@ -19,10 +19,12 @@ std::string describe_collective(const CollectivePlan& c) {
                                  : fmt::format(" x {:.2f} (its flows share links)", c.bandwidth_s / alone_s);
   const std::string corrected =
       c.tree_correction < 1 ? fmt::format(" (x {:.1f}, NCCL's medium-size tree correction)", c.tree_correction) : "";
-  return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {} + {} bus bytes / {} bus bandwidth{}{} = {}",
+  const std::string fill =
+      c.tree_fill_s > 0 ? fmt::format(" (of which {} the tree's chunks stored and forwarded hop by hop)", format_time(c.tree_fill_s)) : "";
+  return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {}{} + {} bus bytes / {} bus bandwidth{}{} = {}",
                      collective_op_name(c.op), format_size(c.size_B), c.nranks, algorithm_name(c.algorithm),
                      protocol_name(c.protocol), path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",
-                     c.calibrated ? ", calibrated" : "", format_time(c.latency_s), format_size(c.bus_bytes),
+                     c.calibrated ? ", calibrated" : "", format_time(c.latency_s), fill, format_size(c.bus_bytes),
                      format_bandwidth(c.bus_bw_Bps), corrected, shared, format_time(c.time_s()));
 }
 

@@ -11,6 +11,8 @@ namespace tpsim {
 // The collectives nccl-tests measures; the simulator generates all_reduce, all_gather,
 // reduce_scatter and send_recv (pipeline stages).
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, gather, scatter };
+// Send/receive and all-to-all: pairwise sends, in flight together, that wait on no neighbour's step.
+constexpr bool is_pairwise(CollectiveOp op) { return op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all; }
 // The largest relative error (fitted / measured - 1) a fit may report and a calibration file may
 // carry: beyond it the line does not describe the log.
 constexpr double MAX_FIT_RELATIVE_ERROR = 100;

@@ -43,9 +43,9 @@ Calibration simple_line(double latency_s, double bus_Bps, double wire, Algorithm
   return cal;
 }
 
-// Eight ranks of one node through NVSwitch (every platform below): a Simple ring step costs
-// 8.8 us there (HOP_LAT_NVSWITCH), not NCCL's 3.4.
-const LatencyPath NVSWITCH_8{8, PathClass::NVL, false, 1, PathClass::NVL, false, NetTransport::rdma, true};
+// Eight ranks of one node over NVLink (every platform below): a Simple ring step costs 8.8 us
+// there (HOP_LAT_NVL), not NCCL's 3.4.
+const LatencyPath NVSWITCH_8{8, PathClass::NVL, false, 1, PathClass::NVL, false, NetTransport::rdma};
 
 bool has_note(const CollectiveModel& m, const std::string& start) {
   const auto notes = m.calibration_notes();

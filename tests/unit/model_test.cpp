@@ -204,11 +204,11 @@ TEST_CASE("LL's bus bandwidth cap by GPU generation: Ampere 42 GB/s (measured), 
 }
 
 TEST_CASE("tpsim collective --json: one row per size with its plan, units named, the measured time when compared") {
-  // 2-rank NVLink pair, 1 MiB all-reduce: direct/Simple, latency 8.4 + 2 x 3.4 = 15.2 us, bus
-  // bandwidth 80% of 312.5 GB/s = 250 GB/s, bus bytes = S (2(N-1)/N = 1): 15.2 us + 4.19 us.
+  // 2-rank NVLink pair, 8 MiB all-reduce: direct/Simple, latency 8.4 + 2 x 8.8 = 26 us, bus
+  // bandwidth 80% of 312.5 GB/s = 250 GB/s, bus bytes = S (2(N-1)/N = 1): 26 us + 33.6 us.
   Topology topo(load_platform_file(ROOT + "/platforms/2gpu_nvlink.xml"), {}, "");
   CollectiveModel cm(topo, {}, nullptr);
-  const double S = 1 << 20;
+  const double S = 8 << 20;
   const CollectivePlan& c = cm.plan(CollectiveOp::all_reduce, S, {0, 1});
   CollectiveSweep sweep{"all_reduce", "platforms/2gpu_nvlink.xml", "0-1", "on", "", "m.log", 2, 1, {}, {{S, &c, 20e-6}}};
   const auto j = nlohmann::json::parse(render_collective_json(sweep, "test"));
@@ -231,7 +231,7 @@ TEST_CASE("tpsim collective --json: one row per size with its plan, units named,
   CHECK(row["size_B"].get<double>() == S);
   CHECK(row["algorithm"] == "direct");
   CHECK(row["protocol"] == "Simple");
-  CHECK(row["time_us"].get<double>() == doctest::Approx(15.2 + S / 250e9 * 1e6).scale(0).epsilon(1e-6));
+  CHECK(row["time_us"].get<double>() == doctest::Approx(26 + S / 250e9 * 1e6).scale(0).epsilon(1e-6));
   CHECK(row["busbw_GBps"].get<double>() == doctest::Approx(S / c.time_s() / 1e9).scale(0).epsilon(1e-6));
   CHECK(row["measured_time_us"].get<double>() == doctest::Approx(20.0).scale(0));
   CHECK(row["error"].get<double>() == doctest::Approx(c.time_s() / 20e-6 - 1).scale(0).epsilon(1e-6));

@@ -34,13 +34,14 @@ TEST_CASE("a tree across 2 nodes: base + 2 ((N / nodes - 1) x NVLink tree hop + 
 TEST_CASE("a ring across 2 nodes pays the network hop on its 2 (nodes - 1) crossing steps only") {
   // 16 ranks, all-reduce: 30 steps, 2 cross. LL: 6.8 + 28 x max(0.6, 1.0 us post overhead) + 2 x 2.7
   // = 40.2 us; on an AMD host (2.0 us overhead): 6.8 + 28 x 2.0 + 5.4 = 68.2 us; Simple (overhead
-  // x 3): 8.4 + 28 x max(3.4, 3.0) + 2 x 14 = 131.6 us. All-gather: 15 steps, 1 crossing.
+  // x 3): 8.4 + 28 x max(8.8, 3.0) + 2 x 14 = 282.8 us (a Simple NVLink ring step, 8.8 us). All-gather:
+  // 15 steps, 1 crossing.
   const auto ring = [](Protocol p, CollectiveOp op, bool amd) {
     return default_latency_s(p, Algorithm::ring, op, LatencyPath{16, PathClass::NET, false, 2, PathClass::NVL, amd});
   };
   CHECK(ring(Protocol::LL, CollectiveOp::all_reduce, false) == doctest::Approx(40.2 * US).scale(0));
   CHECK(ring(Protocol::LL, CollectiveOp::all_reduce, true) == doctest::Approx(68.2 * US).scale(0));
-  CHECK(ring(Protocol::Simple, CollectiveOp::all_reduce, false) == doctest::Approx(131.6 * US).scale(0));
+  CHECK(ring(Protocol::Simple, CollectiveOp::all_reduce, false) == doctest::Approx(282.8 * US).scale(0));
   CHECK(ring(Protocol::LL, CollectiveOp::all_gather, false) == doctest::Approx((6.8 + 14 * 1.0 + 2.7) * US).scale(0));
   // One node: every step pays the NVLink ring hop, as before: 6.8 + 14 x 0.6 = 15.2 us at 8 ranks.
   CHECK(default_latency_s(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, LatencyPath{8, PathClass::NVL, false}) == doctest::Approx(15.2 * US).scale(0));
@@ -56,8 +57,12 @@ TEST_CASE("a ring across nodes runs at 0.94 of its NICs' line rate: 47 GB/s per 
         doctest::Approx(24e9).scale(0));  // PCIe within a node: the lanes' rate, as before
 }
 
-TEST_CASE("LL's bus bandwidth across nodes: NCCL's cap by host CPU and node count, and a tree keeps 0.92 / 3.8 of its links") {
+TEST_CASE("LL's bus bandwidth cap: before Hopper 0.48 of NCCL's within a node, NCCL's by host CPU and node count across, and a tree keeps 0.92 / 3.8 of its links") {
   CHECK(ll_max_bus_Bps(90, 1, false) == doctest::Approx(141e9).scale(0));
+  // Within a node before Hopper: the share the recorded A100 logs measured of NCCL's cap, 42 / 87.7,
+  // on Ampere's 87.7 (42 GB/s) and Volta's 39 (18.7 GB/s).
+  CHECK(ll_max_bus_Bps(80, 1, false) == doctest::Approx(42e9).scale(0));
+  CHECK(ll_max_bus_Bps(70, 1, false) == doctest::Approx(39e9 * 42 / 87.7).scale(0));
   CHECK(ll_max_bus_Bps(90, 2, false) == doctest::Approx(39e9).scale(0));
   CHECK(ll_max_bus_Bps(90, 4, false) == doctest::Approx(20.4e9).scale(0));
   CHECK(ll_max_bus_Bps(80, 2, true) == doctest::Approx(22.5e9).scale(0));

@@ -1,6 +1,6 @@
-// A Simple ring step through NVSwitch costs 8.8 us (HOP_LAT_NVSWITCH) (the median of the
-// recorded NVSwitch boxes' ring Simple lines per step, collective_defaults.cpp), where NCCL's tuner
-// counts 3.4; a direct NVLink mesh, LL and LL128, and pairwise sends keep NCCL's figures. No engine.
+// A Simple ring step over NVLink costs 8.8 us (HOP_LAT_NVL) (the median of the recorded NVSwitch
+// boxes' ring Simple lines per step, collective_defaults.cpp), through a switch or on a direct mesh,
+// where NCCL's tuner counts 3.4; LL and LL128, and pairwise sends keep NCCL's figures. No engine.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -29,12 +29,15 @@ double latency_s(const std::string& platform, const std::string& protocol, Colle
 
 }  // namespace
 
-TEST_CASE("a Simple ring all-reduce step through NVSwitch costs 8.8 us, on the direct V100 mesh NCCL's 3.4") {
+TEST_CASE("a Simple ring all-reduce step over NVLink costs 8.8 us, through NVSwitch or on a direct mesh") {
   // DGX A100, 8 ranks: base 8.4 + 2 (8 - 1) = 14 steps x 8.8 = 131.6 us.
   CHECK(latency_s("platforms/dgx_a100.xml", "Simple", CollectiveOp::all_reduce, EIGHT) == doctest::Approx((8.4 + 14 * 8.8) * US).scale(0));
-  // The same 14 steps over the 8x V100 hybrid cube mesh (no switch): 8.4 + 14 x 3.4 = 56 us.
+  // The same 14 steps over the 8x V100 hybrid cube mesh (no switch): the same 131.6 us.
   CHECK(latency_s("tests/data/measured/nccl/platforms/8xv100-sxm2-nv1-nv2-mesh.xml", "Simple", CollectiveOp::all_reduce, EIGHT) ==
-        doctest::Approx((8.4 + 14 * 3.4) * US).scale(0));
+        doctest::Approx((8.4 + 14 * 8.8) * US).scale(0));
+  // A 4-GPU board, every pair NV4: 6 steps, 8.4 + 6 x 8.8 = 61.2 us.
+  CHECK(latency_s("tests/data/measured/nccl/platforms/4xa100-sxm4-hgx4-nv4.xml", "Simple", CollectiveOp::all_reduce, {0, 1, 2, 3}) ==
+        doctest::Approx((8.4 + 6 * 8.8) * US).scale(0));
   // An all-gather ring has 8 - 1 = 7 steps: 8.4 + 7 x 8.8 = 70 us on the DGX H100.
   CHECK(latency_s("platforms/dgx_h100.xml", "Simple", CollectiveOp::all_gather, EIGHT) == doctest::Approx((8.4 + 7 * 8.8) * US).scale(0));
 }

@@ -353,6 +353,9 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xp40-phb-pairs-2socket.txt", "P40-24GB"},
       {"8xk80-pix-pxb-tabs-mlx5-old.txt", "K80-12GB"},
       {"8xrtx5090-node-sys-2socket-turin-inferred.txt", "RTX5090-32GB"},  // inferred (its sidecar)
+      // Session 24: two 4-GPU boards without NVSwitch, every pair NV4 (A100) and NV2 (V100), inferred.
+      {"4xa100-sxm4-hgx4-nv4-inferred.txt", "A100-SXM4-80GB"},
+      {"4xv100-sxm2-nv2-mesh-inferred.txt", "V100-SXM2-16GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {

@@ -82,12 +82,12 @@ TEST_CASE("2-rank all-reduce: an NV12 pair against a SYS pair shows the textbook
   // Design exercise box: GPU0-GPU1 NV12 (300 GB/s wire, 80% of it for NCCL's rings: 240 GB/s),
   // GPU0-GPU2 across sockets, staged through host memory over 24 GB/s PCIe lanes. A 33.6 MB
   // all-reduce (a 4096-token prefill) moves S per rank: on NVLink, direct/Simple: NCCL's base
-  // 8.4 us + 2 steps x 3.4 us + 33.6 MB / 240 GB/s = 155 us; over SYS, PCIe at a third: ~4 ms.
+  // 8.4 us + 2 steps x 8.8 us (a Simple NVLink step) + 33.6 MB / 240 GB/s = 166 us; over SYS, PCIe at a third: ~4 ms.
   Topology topo(load_platform_file(std::string(TPSIM_SOURCE_DIR) + "/platforms/4gpu_nv12_sys.xml"), {}, "");
   CollectiveModel cm(topo, {}, nullptr);
   const double S = 4096.0 * 4096 * 2;
   const double nv = cm.plan(CollectiveOp::all_reduce, S, {0, 1}).time_s(), sys = cm.plan(CollectiveOp::all_reduce, S, {0, 2}).time_s();
-  CHECK(nv == doctest::Approx(8.4e-6 + 2 * 3.4e-6 + S / (0.8 * 300e9)).scale(0).epsilon(0.001));
+  CHECK(nv == doctest::Approx(8.4e-6 + 2 * 8.8e-6 + S / (0.8 * 300e9)).scale(0).epsilon(0.001));
   CHECK(sys / nv > 10);
 }
 
