@@ -498,10 +498,14 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
-                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 16-49% slower than "
-                                "simulated, 32 MiB-8 GiB within 18%: read mid-size times here as optimistic, or calibrate on a log of "
-                                "{} nodes (tpsim fit)",
+                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 10-49% slower than "
+                                "simulated, 32 MiB-8 GiB within 27% either way: read mid-size times here as optimistic, or calibrate on "
+                                "a log of {} nodes (tpsim fit)",
                                 g.nodes, g.nodes));
+  if (op == CollectiveOp::all_reduce && spec_.nccl_version.empty() && !calibration_)
+    notes.push_back("NCCL version not given: a Simple tree's chunk is one 512 KiB step a channel at every size, stored and "
+                    "forwarded whole at each hop of the chains inside the nodes, as from NCCL 2.20; before 2.20 it shrinks at "
+                    "medium sizes and waits less at each hop (--nccl-version, or a log that prints it)");
   return notes;
 }
 

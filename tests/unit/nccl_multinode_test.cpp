@@ -169,7 +169,9 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, Simple 3 u
   const Topology p4d(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p4d-4efa.xml"), {}, "");
   std::vector<int> all(16);
   for (int g = 0; g < 16; ++g) all[g] = g;
-  const CollectiveModel p4d_model(p4d, CollectiveSpec{}, nullptr);
+  CollectiveSpec nccl_2_23;  // a version given: no note on the tree's chunk (its own test below)
+  nccl_2_23.nccl_version = "2.23.4";
+  const CollectiveModel p4d_model(p4d, nccl_2_23, nullptr);
   CHECK(p4d_model.network_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{
         "across nodes over AWS EFA with A100-SXM4-40GB GPUs: simulated with Simple only, as aws-ofi-nccl sets NCCL_PROTO=simple "
         "where the EFA device does not promise in-order 128-byte writes (p3dn, p4d, p4de: their logs print 'NCCL_PROTO set by "
@@ -182,7 +184,7 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, Simple 3 u
   CHECK_FALSE(efa_forces_simple(NetTransport::efa, 2, 90));   // p5: LL and LL128 stay
   CHECK_FALSE(efa_forces_simple(NetTransport::efa, 1, 80));   // within a node no EFA
   CHECK_FALSE(efa_forces_simple(NetTransport::rdma, 2, 80));
-  CollectiveSpec simple;
+  CollectiveSpec simple = nccl_2_23;
   simple.protocol = "Simple";
   // A scenario that names Simple is not told about the protocol; the flush it still pays, and is told.
   const auto named = CollectiveModel(p4d, simple, nullptr).network_notes(CollectiveOp::all_reduce, all);
@@ -285,14 +287,16 @@ TEST_CASE("NVLS-tree takes the medium-size correction from Blackwell (sm_100) on
 
 TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the defaults were checked there") {
   const Topology cluster(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
-  const CollectiveModel model(cluster, CollectiveSpec{}, nullptr);
+  CollectiveSpec spec;
+  spec.nccl_version = "2.26.2";  // given: no note on the tree's chunk (the test below)
+  const CollectiveModel model(cluster, spec, nullptr);
   std::vector<int> four_nodes(32), two_nodes(16);
   for (int g = 0; g < 32; ++g) four_nodes[g] = g;
   for (int g = 0; g < 16; ++g) two_nodes[g] = g;
   CHECK(model.network_notes(CollectiveOp::all_reduce, four_nodes) == std::vector<std::string>{
         "across 4 nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand sweeps "
-        "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 16-49% slower than simulated, 32 MiB-8 GiB "
-        "within 18%: read mid-size times here as optimistic, or calibrate on a log of 4 nodes (tpsim fit)"});
+        "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 10-49% slower than simulated, 32 MiB-8 GiB "
+        "within 27% either way: read mid-size times here as optimistic, or calibrate on a log of 4 nodes (tpsim fit)"});
   CHECK(model.network_notes(CollectiveOp::all_reduce, two_nodes).empty());  // the nodes the defaults were fitted on
   // A calibration fitted on as many nodes silences it.
   Calibration cal;
@@ -302,6 +306,21 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   entry.nodes = 4;
   cal.collectives.push_back(entry);
   CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).network_notes(CollectiveOp::all_reduce, four_nodes).empty());
+}
+
+TEST_CASE("an all-reduce across nodes without an NCCL version is told which tree chunk it assumes") {
+  // The chunk decides the chains' fill (tree_fill_s): one 512 KiB step from NCCL 2.20, shrunk before.
+  const Topology cluster(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  std::vector<int> two_nodes(16);
+  for (int g = 0; g < 16; ++g) two_nodes[g] = g;
+  CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).network_notes(CollectiveOp::all_reduce, two_nodes) ==
+        std::vector<std::string>{"NCCL version not given: a Simple tree's chunk is one 512 KiB step a channel at every size, stored "
+                                 "and forwarded whole at each hop of the chains inside the nodes, as from NCCL 2.20; before 2.20 it "
+                                 "shrinks at medium sizes and waits less at each hop (--nccl-version, or a log that prints it)"});
+  CollectiveSpec given;
+  given.nccl_version = "2.19.3";
+  CHECK(CollectiveModel(cluster, given, nullptr).network_notes(CollectiveOp::all_reduce, two_nodes).empty());
+  CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).network_notes(CollectiveOp::all_gather, two_nodes).empty());  // no tree
 }
 
 TEST_CASE("a Simple tree stores and forwards one chunk per channel at each hop of its chains and interior levels") {
