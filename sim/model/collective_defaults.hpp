@@ -140,7 +140,6 @@ struct GroupSummary {
   // NVLS-tree offered: an all-reduce across nodes of Hopper-or-later GPUs, at least 2 per node,
   // every edge within a node through NVSwitch ports (NCCL enables NVLS_TREE only across nodes).
   bool nvls_tree_possible = false;
-  bool nvswitch = false;    // every edge within a node through NVSwitch ports
   double port_Bps = 0;      // the narrowest edge within a node (a GPU's port into the switch)
   // Across nodes: the rates at which the rings' network edges, and their edges within a node,
   // carry a size split over the rings (max-min over the links, so a NIC several rings share counts once).

@@ -328,7 +328,7 @@ Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t 
 // The piece's algorithm (direct exists for 2 ranks only: ring elsewhere, with the same steps),
 // protocol and bus bandwidth; its latency moved to this group's rank count with the piece's
 // algorithm and the path's hop latency for the piece's protocol.
-void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& cp, const GroupSummary& g) const {
+void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const {
   const CollectivePiece& p = *cp.piece;
   const int n = plan.nranks;
   const double hop = hop_latency_s(plan.worst_class, plan.staged, p.protocol, p.algorithm, is_pairwise(plan.op));
@@ -578,7 +578,6 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   // Across nodes: the rail rings (one per GPU of a node), every edge within a node through NVSwitch.
   const bool rail_rings = g.nodes > 1 && channel_rings.size() > 1 && g.nranks == g.nodes * int(channel_rings.size());
   g.nvls_tree_possible = rail_rings && intra_nvswitch && g.compute_capability >= 90 && op == CollectiveOp::all_reduce && !g.staged;
-  g.nvswitch = intra_nvswitch;
   // NCCL (tuning.cc) never enables LL128 below Volta (sm_70).
   g.ll128_enabled = g.compute_capability >= 70 && (g.nodes == 1 ? g.all_nvl
                                                : g.intra_class == PathClass::NVL && !g.staged && g.transport != NetTransport::tcp &&
@@ -600,7 +599,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   plan.algorithm = choose_algorithm(op, plan.nranks, std::size_t(g.nodes));
   plan.bus_bytes = size_B * bus_factor(op, plan.nranks);
   if (const auto cp = calibrated_piece(op, g, size_B))
-    apply_piece(plan, *cp, g);
+    apply_piece(plan, *cp);
   else
     choose_protocol(plan, candidate_algorithms(plan, g), g, self_sharing(plan, routes(op, gpus), g.raw_Bps));
   add_flows(plan, routes(op, gpus), g);

@@ -114,7 +114,7 @@ private:
   std::optional<CalibratedPiece> calibrated_piece(CollectiveOp op, const GroupSummary& g, double size_B) const;
   Algorithm choose_algorithm(CollectiveOp op, int nranks, std::size_t nodes) const;
   // Sets the plan's algorithm, protocol, latency and bus bandwidth from a calibrated piece.
-  void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp, const GroupSummary& g) const;
+  void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.
   std::vector<Algorithm> candidate_algorithms(const CollectivePlan& plan, const GroupSummary& g) const;
   double self_sharing(const CollectivePlan& plan, const std::vector<std::vector<int>>& rings, double raw_Bps) const;
