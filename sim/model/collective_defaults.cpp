@@ -25,9 +25,9 @@ constexpr double BASE_LAT[3] = {6.8 * US, 14.0 * US, 8.4 * US};
 // pairwise sends (HOP_LAT_NVL_PAIRWISE), which wait on no neighbour's step. Checked, not fitted: the
 // held-out 8x A100 NVSwitch logs' 8-512 MiB (10-27% fast in all six with 3.4); the direct boards
 // (session 24: until then they kept 3.4) - 4x A100 NV4 (Simple sizes ~68 us + S / 224 GB/s once its
-// -g 4 launches are off: 22.7% -> 12.8%), 4x V100 NV2 (~50 us: 18.3% -> 14.3%), a 2x RTX 2080 Ti
+// -g 4 launches are off: 22.7% -> 12.8%), 4x V100 NV2 (~50 us: 18.2% -> 14.2%), a 2x RTX 2080 Ti
 // NVLink all-gather (~25 us + 1 step; tests/data/measured/launch_mode/) - against them the 8x V100
-// hybrid cube mesh, whose 2-128 MiB fit 3.4 (56 us + 7 serial launches + S / 120 GB/s; 14.1% -> 20.7%).
+// hybrid cube mesh, whose 2-128 MiB fit 3.4 (56 us + 7 serial launches + S / 120 GB/s; 14.1% -> 20.4%).
 constexpr double HOP_LAT_NVL[3] = {0.6 * US, 1.9 * US, 8.8 * US};
 constexpr double HOP_LAT_NVL_PAIRWISE[3] = {0.6 * US, 1.9 * US, 3.4 * US};
 constexpr double HOP_LAT_PCIE[3] = {1.0 * US, 2.5 * US, 5.7 * US};
@@ -279,7 +279,7 @@ double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool ne
 // lines `tpsim fit --platform` draws from the recorded 8x A100-80GB and 8x A100-40GB logs reach 46.3
 // and 37.8 GB/s, their mean 42 = 0.48 of NCCL's 87.7 (NCCL's left 512 KiB-1 MiB 16-26% fast); Volta
 // takes the same share of its 39, 18.7 GB/s. Checked, not fitted: the held-out 8x V100 mesh log fits
-// 21.7 (16.7% -> 14.1% median) and the 4x V100 NV2 board's LL sizes grow at ~19-25 (27.7% -> 18.3%).
+// 21.7 (16.7% -> 14.1% median) and the 4x V100 NV2 board's LL sizes grow at ~19-25 (27.7% -> 18.2%).
 constexpr double PRE_HOPPER_LL_SHARE = 42.0 / 87.7;
 double ll_max_bus_Bps(int compute_capability, int nodes, bool amd_host) {
   if (nodes > 1) return (amd_host ? (nodes <= 2 ? 22.5 : 19.0) : (nodes <= 2 ? 39.0 : 20.4)) * 1e9;
