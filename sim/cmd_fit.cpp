@@ -23,6 +23,7 @@
 #include "report/writers.hpp"
 #include "util/error.hpp"
 #include "util/text_file.hpp"
+#include "util/units.hpp"
 
 namespace tpsim {
 namespace {
@@ -49,6 +50,23 @@ std::optional<std::string> flag_not_used(const std::string& printed, const char*
 Algorithm forced_algorithm_of(const std::string& name, int nodes) {
   if (name == "nvls") return nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls;
   return name == "tree" ? Algorithm::tree : name == "direct" ? Algorithm::direct : Algorithm::ring;
+}
+
+// The log's largest timed size against the box's uncalibrated model (tpsim collective on the
+// platform, a process per GPU, NCCL's own choice): how far the measured box sits from the pace its
+// links allow, which the calibration then carries to any box it is used on. nullopt for an op the
+// model does not run.
+std::optional<std::string> largest_size_note(const fit::NcclLog& log, const CollectiveModel& reference, const std::vector<int>& gpus) {
+  const auto timed = std::find_if(log.rows.rbegin(), log.rows.rend(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
+  const bool modelled = log.op == CollectiveOp::all_reduce || log.op == CollectiveOp::all_gather ||
+                        log.op == CollectiveOp::reduce_scatter || log.op == CollectiveOp::all_to_all;
+  if (timed == log.rows.rend() || !modelled) return std::nullopt;
+  const double measured_us = timed->out_of_place.time_us;
+  const double modelled_us = reference.plan(log.op, double(timed->size_B), gpus).time_s() * 1e6;
+  return fmt::format("at its largest size, {}, the log measured {:.1f} us where this platform's links give {:.1f} us uncalibrated: "
+                     "the box runs at {:.2f} x that pace, which a calibration from it carries, as fractions of the links' rates, to the "
+                     "boxes it is used on",
+                     format_size(double(timed->size_B)), measured_us, modelled_us, modelled_us / measured_us);
 }
 
 }  // namespace
@@ -198,6 +216,7 @@ int fit_command(int argc, char** argv) {
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
+      if (const auto pace = largest_size_note(log, *reference, gpus)) notes.push_back(f.pace_note = *pace);
       fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
       if (opt.forced_algorithm)
         for (auto& line : f.protocols) line.algorithm = *opt.forced_algorithm;

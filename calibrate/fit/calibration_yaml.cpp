@@ -61,6 +61,7 @@ std::string envelope_block(const CollectiveFit& c) {
   double lo = INFINITY, hi = 0;
   for (const FitPoint& p : c.points) lo = std::min(lo, p.size_B), hi = std::max(hi, p.size_B);
   if (hi > 0) out += fmt::format("    sizes: {{ min: {}, max: {} }}\n", bytes(lo), bytes(hi));
+  if (!c.pace_note.empty()) out += fmt::format("    # {}\n", c.pace_note);
   if (c.wire_Bps)
     out += fmt::format("    wire_bandwidth: {}   # the rings' wire rate on the fitted platform; wire_fraction = bus_bandwidth / it\n",
                        gbps(*c.wire_Bps));

@@ -120,6 +120,8 @@ struct CollectiveFit {
   std::optional<double> host_copy_Bps, socket_copy_Bps;
   // Why the fit carries no wire rate although a platform was given ("" otherwise; set by `tpsim fit`).
   std::string transfer_note;
+  // With --platform: the box's largest size against the platform's uncalibrated model (a comment in the file).
+  std::string pace_note;
   std::array<ProtocolFit, 3> protocols;  // the envelope, indexed by Protocol
   std::vector<PieceFit> pieces;          // empty when the envelope decides at every size
   FitResiduals all;       // every size with an out-of-place time
