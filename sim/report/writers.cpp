@@ -205,6 +205,7 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
                 {"host_staged", c.staged},
                 {"calibrated", c.calibrated},
                 {"latency_us", c.latency_s * 1e6},
+                {"tree_fill_us", c.tree_fill_s * 1e6},  // of latency_us: a Simple tree's chunks stored and forwarded
                 {"bus_bandwidth_GBps", c.bus_bw_Bps / 1e9}};
     if (r.measured_s) {
       row["measured_time_us"] = *r.measured_s * 1e6;

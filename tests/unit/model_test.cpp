@@ -232,6 +232,7 @@ TEST_CASE("tpsim collective --json: one row per size with its plan, units named,
   CHECK(row["algorithm"] == "direct");
   CHECK(row["protocol"] == "Simple");
   CHECK(row["time_us"].get<double>() == doctest::Approx(26 + S / 250e9 * 1e6).scale(0).epsilon(1e-6));
+  CHECK(row["tree_fill_us"].get<double>() == 0);  // a ring: no tree chunks stored and forwarded
   CHECK(row["busbw_GBps"].get<double>() == doctest::Approx(S / c.time_s() / 1e9).scale(0).epsilon(1e-6));
   CHECK(row["measured_time_us"].get<double>() == doctest::Approx(20.0).scale(0));
   CHECK(row["error"].get<double>() == doctest::Approx(c.time_s() / 20e-6 - 1).scale(0).epsilon(1e-6));

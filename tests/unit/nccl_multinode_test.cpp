@@ -360,4 +360,5 @@ TEST_CASE("a Simple tree stores and forwards one chunk per channel at each hop o
   CHECK(plan.algorithm == Algorithm::tree);
   CHECK(plan.protocol == Protocol::Simple);
   CHECK(plan.latency_s == doctest::Approx(178.4 * US + 8 * 512.0 * 1024 * 2 * 7 / (0.8 * 300e9 * 8 / 7)).scale(0).epsilon(1e-3));
+  CHECK(plan.tree_fill_s == doctest::Approx(8 * 512.0 * 1024 * 2 * 7 / (0.8 * 300e9 * 8 / 7)).scale(0).epsilon(1e-3));  // --json tree_fill_us
 }
