@@ -147,8 +147,7 @@ int collective_command(int argc, char** argv) {
   // The ops tpsim simulates, by name ("all_reduce", or nccl-tests' "all_reduce_perf").
   auto simulated_op = [](const std::string& name, const char* flag) {
     const std::optional<CollectiveOp> op = fit::op_from_name(name);
-    if (!op || (*op != CollectiveOp::all_reduce && *op != CollectiveOp::all_gather && *op != CollectiveOp::reduce_scatter &&
-                *op != CollectiveOp::all_to_all))
+    if (!op || !is_swept(*op))
       throw ValueError(fmt::format("{}: tpsim simulates all_reduce, all_gather, reduce_scatter and all_to_all, not {}", flag, name));
     return *op;
   };

@@ -58,9 +58,7 @@ Algorithm forced_algorithm_of(const std::string& name, int nodes) {
 // model does not run.
 std::optional<std::string> largest_size_note(const fit::NcclLog& log, const CollectiveModel& reference, const std::vector<int>& gpus) {
   const auto timed = std::find_if(log.rows.rbegin(), log.rows.rend(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
-  const bool modelled = log.op == CollectiveOp::all_reduce || log.op == CollectiveOp::all_gather ||
-                        log.op == CollectiveOp::reduce_scatter || log.op == CollectiveOp::all_to_all;
-  if (timed == log.rows.rend() || !modelled) return std::nullopt;
+  if (timed == log.rows.rend() || !is_swept(log.op)) return std::nullopt;
   const double measured_us = timed->out_of_place.time_us;
   const double modelled_us = reference.plan(log.op, double(timed->size_B), gpus).time_s() * 1e6;
   return fmt::format("at its largest size, {}, the log measured {:.1f} us where this platform's links give {:.1f} us uncalibrated: "

@@ -217,8 +217,13 @@ double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, 
   return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));
 }
 
+namespace {
+// What a tree's chain inside a node moves per second: its links' rate, NVLINK_EFF of it on NVLink.
+double chain_rate_Bps(PathClass intra, double chain_Bps) { return chain_Bps * (intra == PathClass::NVL ? NVLINK_EFF : 1.0); }
+}  // namespace
+
 double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass intra, double chain_Bps, double node_net_Bps) {
-  const double chain = chain_Bps * (intra == PathClass::NVL ? NVLINK_EFF : 1.0) / 2;
+  const double chain = chain_rate_Bps(intra, chain_Bps) / 2;
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
 }
 
@@ -240,7 +245,7 @@ double tree_fill_s(const TreeFill& t) {
   if (channels < 1 || !(t.node_net_Bps > 0)) return 0;
   const int ranks_per_node = t.nranks / t.nodes, levels = int(std::floor(std::log2(double(t.nodes))));
   const double in_flight = channels * tree_chunk_B(t.size_B, channels, ranks_per_node - 1 + levels, t.chunks_shrink);
-  const double chain_Bps = t.chain_Bps * (t.intra == PathClass::NVL ? NVLINK_EFF : 1.0);
+  const double chain_Bps = chain_rate_Bps(t.intra, t.chain_Bps);
   const double chain = chain_Bps > 0 ? 2 * (ranks_per_node - 1) * in_flight / chain_Bps : 0;
   return chain + 2 * std::max(0, levels - 1) * in_flight / t.node_net_Bps;
 }

@@ -13,6 +13,11 @@ namespace tpsim {
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, gather, scatter };
 // Send/receive and all-to-all: pairwise sends, in flight together, that wait on no neighbour's step.
 constexpr bool is_pairwise(CollectiveOp op) { return op == CollectiveOp::send_recv || op == CollectiveOp::all_to_all; }
+// The ops `tpsim collective` sweeps (and `tpsim fit` compares with its platform's model).
+constexpr bool is_swept(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter ||
+         op == CollectiveOp::all_to_all;
+}
 // The largest relative error (fitted / measured - 1) a fit may report and a calibration file may
 // carry: beyond it the line does not describe the log.
 constexpr double MAX_FIT_RELATIVE_ERROR = 100;
