@@ -22,6 +22,12 @@ and predicted with that fit: a calibration must reproduce the box it measured (a
 percent median), known misses included; a log too short to fit is printed as refused. A manifest entry with `known_miss: WHY` is predicted and printed
 with its reason, and counted in a second median over all logs, but the limits gate the others: a
 miss tpsim has no mechanism for yet stays visible without hiding a regression elsewhere.
+
+A second table gives each log's signed error by size band (the median of simulated / measured - 1
+over the sizes in the band; negative: tpsim predicts the collective faster than the box ran it, the
+direction that makes TP and EP look cheaper than they are) and, under it, how many logs the model
+runs more than BIAS percent fast or slow in each band: where the model leans one way across boxes,
+not one box's noise.
 """
 import os
 import re
@@ -35,6 +41,11 @@ from leave_one_box_out import (MANIFEST, RECORDED, WORSE_BY, beyond_gap, box_gap
 
 HELD_OUT = "tests/data/measured/nccl"
 SELF_LIMIT = 10.0
+BIAS = 10.0  # percent: a band's signed median beyond this counts the log as fast or slow there
+# Size bands (B, half-open): latency-bound, LL's climb, LL128/the protocol switches, bandwidth-bound.
+BANDS = ((1024, 64 << 10), (64 << 10, 1 << 20), (1 << 20, 16 << 20), (16 << 20, 256 << 20), (256 << 20, 1 << 62))
+BAND_NAMES = ("1-64 KiB", "64 KiB-1 MiB", "1-16 MiB", "16-256 MiB", ">= 256 MiB")
+SIGNED_RE = re.compile(r"^#\s+(\d+)\s+[0-9.]+\s+[0-9.]+\s+([-+][0-9.]+)$", re.M)
 FORCED = ("nccl_version", "net_transport", "algorithm", "protocol")
 
 
@@ -56,13 +67,38 @@ def own_fit(tpsim, e, base, work):
     return (median_error(out), None) if rc == 0 else (None, err.strip())
 
 
+def band_errors(out):
+    """The signed median error (percent) of each of BANDS over the sizes --compare printed, None
+    where the log has no size in the band."""
+    rows = [(int(size), float(err)) for size, err in SIGNED_RE.findall(out)]
+    medians = []
+    for lo, hi in BANDS:
+        errors = [err for size, err in rows if lo <= size < hi]
+        medians.append(statistics.median(errors) if errors else None)
+    return medians
+
+
+def print_bands(bands, misses):
+    """The per-log band table and, per band, the logs (known misses left out) beyond +-BIAS."""
+    print("\nsigned error by size band (median of simulated / measured - 1, %; negative: tpsim too fast)")
+    print("%-52s" % "log" + "".join("%14s" % name for name in BAND_NAMES))
+    for log, medians in bands:
+        print("%-52s" % log[:52] + "".join("%14s" % ("-" if m is None else "%+.1f" % m) for m in medians) +
+              ("  (known miss)" if log in misses else ""))
+    gated = [medians for log, medians in bands if log not in misses]
+    fast = ["%d fast / %d slow of %d" % (sum(m[i] < -BIAS for m in gated if m[i] is not None),
+                                         sum(m[i] > BIAS for m in gated if m[i] is not None),
+                                         sum(m[i] is not None for m in gated)) for i in range(len(BANDS))]
+    print("beyond %.0f%% (gated logs): %s" % (BIAS, "; ".join("%s %s" % (n, f) for n, f in zip(BAND_NAMES, fast))))
+
+
 def main(argv):
-    if len(argv) < 2:
+    if len(argv) not in (2, 5) or argv[1].startswith("-") or len(argv) == 5 and argv[2] != "--check":
         sys.exit(__doc__)
     tpsim = argv[1]
     check = len(argv) == 5 and argv[2] == "--check"
     median_limit, worst_limit = (float(argv[3]), float(argv[4])) if check else (float("inf"), float("inf"))
-    medians, all_medians = [], []
+    medians, all_medians, bands = [], [], []
     recorded = manifest(MANIFEST)
     held_out = manifest_entries(os.path.join(HELD_OUT, "manifest.yaml"))
     misses = {e["log"]: e["known_miss"] for e in held_out if "known_miss" in e}
@@ -82,6 +118,8 @@ def main(argv):
             rc, out, err = run(base)
             unc = median_error(out) if rc == 0 else None
             times = measured_times(out)
+            if rc == 0:
+                bands.append((log, band_errors(out)))
             calibrated = {}
             # The sweep's header names the op as the log does (alltoall), the fit as tpsim does (all_to_all).
             op_here = re.search(r"collective: (\w+) on", out).group(1).replace("_", "") if unc is not None else None
@@ -116,6 +154,7 @@ def main(argv):
     print("median over logs of the uncalibrated median |error|: %.1f%% (%d logs; with the %d known misses: %.1f%%)" %
           (statistics.median(medians), len(medians), len(all_medians) - len(medians), statistics.median(all_medians)))
     print("calibrated on another box more than %.0f points worse than uncalibrated: %d pairs" % (WORSE_BY, worse_pairs))
+    print_bands(bands, misses)
     ok = ok and statistics.median(medians) <= median_limit
     if check and not ok:
         print("FAIL: a log did not predict, or missed the limits (median <= %.1f%%, each <= %.1f%%, calibrated no more than %.0f points "
