@@ -25,6 +25,17 @@ const std::string TWO_NODE_DECODE_NOTE =
     "InfiniBand pair 6%), where NCCL runs fewer channels than it has: read them as optimistic, or calibrate on a log of the "
     "box (tpsim fit)";
 
+// A calibration holding one all-reduce entry fitted on `nranks` ranks over `nodes` nodes.
+Calibration all_reduce_fitted_on(int nranks, int nodes) {
+  Calibration cal;
+  CollectiveCalibration entry;
+  entry.op = CollectiveOp::all_reduce;
+  entry.nranks = nranks;
+  entry.nodes = nodes;
+  cal.collectives.push_back(entry);
+  return cal;
+}
+
 TEST_CASE("a tree across 2 nodes: base + 2 ((N / nodes - 1) x NVLink tree hop + log2(nodes) x network tree hop)") {
   // 16 ranks on 2 nodes, LL: 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (the 2x HGX H100 log's floor
   // is 25-34 us); Simple: 8.4 + 2 x (7 x 4.0 + 14) = 92.4 us.
@@ -309,12 +320,7 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   // On the nodes the defaults were fitted on only the decode sizes' note (its own test below).
   CHECK(model.network_notes(CollectiveOp::all_reduce, two_nodes) == std::vector<std::string>{TWO_NODE_DECODE_NOTE});
   // A calibration fitted on as many nodes silences it.
-  Calibration cal;
-  CollectiveCalibration entry;
-  entry.op = CollectiveOp::all_reduce;
-  entry.nranks = 32;
-  entry.nodes = 4;
-  cal.collectives.push_back(entry);
+  const Calibration cal = all_reduce_fitted_on(32, 4);
   CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).network_notes(CollectiveOp::all_reduce, four_nodes).empty());
 }
 
@@ -350,12 +356,7 @@ TEST_CASE("an all-reduce across 2 nodes, uncalibrated, is told that held-out box
   CHECK(CollectiveModel(cluster, spec, nullptr).network_notes(CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}).empty());
   CHECK(CollectiveModel(cluster, spec, nullptr).network_notes(CollectiveOp::all_gather, two_nodes).empty());
   // A calibration fitted across nodes (the box's own curve) silences it.
-  Calibration cal;
-  CollectiveCalibration entry;
-  entry.op = CollectiveOp::all_reduce;
-  entry.nranks = 16;
-  entry.nodes = 2;
-  cal.collectives.push_back(entry);
+  const Calibration cal = all_reduce_fitted_on(16, 2);
   CHECK(CollectiveModel(cluster, spec, &cal).network_notes(CollectiveOp::all_reduce, two_nodes).empty());
 }
 
