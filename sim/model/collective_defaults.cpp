@@ -108,16 +108,22 @@ constexpr double NVLS_TREE_EFF = 0.56;
 // that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
 // H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.
 constexpr double NVLINK_EFF = 0.8;
-// LL128 all-reduce on NVLink: 0.48 of the rings' wire rate, not the 0.75 of NCCL's model (0.8 of
-// the wire x LL128's payload share), which left the recorded A100 logs' 2-16 MiB all-reduces up to
-// 30% fast. The LL128 lines `tpsim fit --platform` draws from the recorded one-node all_reduce logs
-// reach 0.450 (8x A100-80GB), 0.502 (8x A100-40GB) and 0.478 (DGX H100) of the wire: their median
-// (derived). All-gather and reduce-scatter LL128 rings reach NCCL's share (0.756, 0.778 in the
-// recorded H100 ring logs) and keep it. Checked, not fitted: the held-out 8x V100 NVLink-mesh log
-// fits 0.337 (its median error 21.7 -> 16.7%). Across nodes (tree/LL128 where NCCL enables it) the
-// chain within each node keeps this share of a GPU's port (ll128_chain_bus_Bps): checked, not
-// fitted, on the recorded 2x HGX H100 log, whose 2-4 MiB ran tree/Simple at 92 us, 19-34% slow,
-// and now run tree/LL128 10-13% fast (its median stays 10.3%).
+// LL128 all-reduce on NVLink before Hopper: 0.48 of the rings' wire rate, not the 0.75 of NCCL's
+// model (0.8 of the wire x LL128's payload share), which left the recorded A100 logs' 2-16 MiB
+// all-reduces up to 30% fast. The LL128 lines `tpsim fit --platform` draws from the recorded one-node
+// A100 all_reduce logs reach 0.450 (8x A100-80GB) and 0.502 (8x A100-40GB); with the DGX H100 log's
+// 0.478 their median was 0.48 (derived). From Hopper an LL128 ring all-reduce runs at NCCL's share
+// (session 25): the DGX H100 log's 0.478 was a line squeezed between its LL (to 2 MiB) and NVLS
+// sizes, which its 4-16 MiB do not follow (4 -> 16 MiB: 316 GB/s of bus bandwidth, 0.70 of the wire;
+// NCCL runs a ring there: Together's ring-forced and default H100 sweeps equal it within 3% up to
+// 16 MiB). Checked, not fitted: the DGX H100 log's 8 and 16 MiB 23.6% and 7.2% slow -> 1.3% and 3.1%
+// (uncalibrated median 7.2% -> 5.6%), the held-out ring-forced H100 sweep (whose own fit reads 0.78)
+// 4-64 MiB 30-64% -> 10-55% slow. All-gather and reduce-scatter LL128 rings reach NCCL's share (0.756,
+// 0.778 in the recorded H100 ring logs) and keep it. Checked, not fitted: the held-out 8x V100
+// NVLink-mesh log fits 0.337 (its median error 21.7 -> 16.7%). Across nodes (tree/LL128 where NCCL
+// enables it) the chain within each node keeps 0.48 of a GPU's port, Hopper too (ll128_chain_bus_Bps):
+// checked, not fitted, on the recorded 2x HGX H100 log, whose 2-4 MiB ran tree/Simple at 92 us, 19-34%
+// slow, and now run tree/LL128 10-13% fast (its median stays 10.3%).
 constexpr double LL128_ALL_REDUCE_EFF = 0.48;
 // Serial launches of one thread driving several GPUs (derived, not published): the recorded
 // -g 8 logs' small-size floors above the default latency of one process per GPU, per extra GPU:
@@ -201,9 +207,10 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
 }
 
 // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
-double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps) {
+double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps, int compute_capability) {
   if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * bus_factor(op, n);
-  if (p == Protocol::LL128 && op == CollectiveOp::all_reduce && c == PathClass::NVL && !staged) return raw_Bps * LL128_ALL_REDUCE_EFF;
+  if (p == Protocol::LL128 && op == CollectiveOp::all_reduce && c == PathClass::NVL && !staged && !hopper_or_later(compute_capability))
+    return raw_Bps * LL128_ALL_REDUCE_EFF;
   if (a == Algorithm::tree && c == PathClass::NET && p == Protocol::LL) return raw_Bps * TREE_LL_NET_EFF;  // then ll_max_bus_Bps
   const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : c == PathClass::NET ? NET_EFF : 1.0);
   return link_Bps * payload_share(p);

@@ -36,6 +36,8 @@ NetTransport net_transport_of(std::string_view name);
 // A GPU NCCL flushes network receives for (paths.cc ncclTopoNeedFlush: "Ampere and earlier"); an
 // unknown compute capability (0) is not assumed to be one.
 inline bool before_hopper(int compute_capability) { return compute_capability > 0 && compute_capability < 90; }
+// A GPU whose LL128 all-reduces on NVLink run at NCCL's share (Hopper and later); unknown (0) is not.
+inline bool hopper_or_later(int compute_capability) { return compute_capability >= 90; }
 
 struct LatencyPath {
   int nranks = 2;
@@ -63,8 +65,9 @@ double efa_flush_s();
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
 // (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the
 // LL cap: NVLink rings reach NVLINK_EFF of the wire, every protocol carries its payload share;
-// an LL128 all-reduce on NVLink reaches LL128_ALL_REDUCE_EFF of the wire (measured).
-double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, double raw_Bps);
+// an LL128 all-reduce on NVLink before Hopper reaches LL128_ALL_REDUCE_EFF of the wire (measured).
+double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, double raw_Bps,
+                          int compute_capability);
 
 // The share of a protocol's bytes that is payload: LL 1/2 (4 B of flags per 4 B), LL128 120/128, Simple 1.
 double payload_share(Protocol p);

@@ -82,7 +82,8 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
   LineCosts c{default_latency_s(p, a, op, g.latency_path()) + latency_steps(a, op, n) * g.wire_latency_s,
           a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps)
           : tree_shaped(a, p, g)    ? tree_bus_bw_Bps(p, op, n, g.nodes, g.intra_class, g.chain_Bps, g.node_net_Bps)
-                                    : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps),
+                                    : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps,
+                                                       g.compute_capability),
           false};
   if (p == Protocol::LL && !is_nvls(a)) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(g.compute_capability, g.nodes, g.amd_host));
   if (tree_shaped(a, p, g) && p == Protocol::Simple) {

@@ -189,8 +189,9 @@ TEST_CASE("host staging is a pace, not more bytes on the links: 2x RTX 2080 Ti w
 }
 
 TEST_CASE("LL's bus bandwidth cap by GPU generation: Ampere 42 GB/s (measured), Hopper 141 GB/s (NCCL's)") {
-  // 8 ranks: LL (15.2 us + bus bytes / cap) beats LL128 (40.6 us + bus bytes / 0.48 of the wire)
-  // and Simple at 256 KiB on A100 (26.1 us against 43.8) and 1 MiB on H100 (28.2 against 49.1).
+  // 8 ranks: LL (15.2 us + bus bytes / cap) beats LL128 (40.6 us + bus bytes / 0.48 of the wire on
+  // A100, 0.75 on H100) and Simple at 256 KiB on A100 (26.1 us against 43.8) and 1 MiB on H100 (28.2
+  // against 46.0).
   // Without the cap LL would run at half of 80% of the port: 120 GB/s (A100), 180 GB/s (H100).
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
   for (auto [file, size, cap] : {std::tuple{"dgx_a100.xml", 256 << 10, 42e9}, std::tuple{"dgx_h100.xml", 1 << 20, 141e9}}) {
@@ -200,6 +201,24 @@ TEST_CASE("LL's bus bandwidth cap by GPU generation: Ampere 42 GB/s (measured), 
     const CollectivePlan& c = model.plan(CollectiveOp::all_reduce, size, all);
     CHECK(c.protocol == Protocol::LL);
     CHECK(c.bus_bw_Bps == doctest::Approx(cap).scale(0));
+  }
+}
+
+TEST_CASE("an LL128 all-reduce on one NVLink node: 0.48 of the wire before Hopper (measured), NCCL's share from Hopper") {
+  // 8 MiB on 8 ranks, bus bytes 14/8 x 8 MiB = 14.68 MB. A100 (300 GB/s ports): LL128 at 0.48 x 300 =
+  // 144 GB/s, 40.6 + 101.9 = 142.5 us. H100 (450 GB/s): NCCL's share, 0.8 x 120/128 x 450 = 337.5 GB/s,
+  // 40.6 + 43.5 = 84.1 us, ahead of NVLS (72.6 + 14.68 MB / 488 GB/s = 102.7 us): NCCL runs a ring
+  // there (the DGX H100 log: 83.0 us).
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+  for (auto [file, bus_Bps, time_us] : {std::tuple{"dgx_a100.xml", 144e9, 142.5}, std::tuple{"dgx_h100.xml", 337.5e9, 84.1}}) {
+    CAPTURE(file);
+    Topology topo(load_platform_file(ROOT + "/platforms/" + file), {}, "");
+    const CollectiveModel model(topo, {}, nullptr);
+    const CollectivePlan& c = model.plan(CollectiveOp::all_reduce, 8 << 20, all);
+    CHECK(c.algorithm == Algorithm::ring);
+    CHECK(c.protocol == Protocol::LL128);
+    CHECK(c.bus_bw_Bps == doctest::Approx(bus_Bps).scale(0));
+    CHECK(c.time_s() == doctest::Approx(time_us * 1e-6).scale(0).epsilon(1e-3));
   }
 }
 

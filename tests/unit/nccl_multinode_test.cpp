@@ -67,11 +67,11 @@ TEST_CASE("a ring across 2 nodes pays the network hop on its 2 (nodes - 1) cross
 
 TEST_CASE("a ring across nodes runs at 0.94 of its NICs' line rate: 47 GB/s per 400 Gb/s NIC, NVIDIA's 46-48") {
   // Simple keeps all of it (payload share 1), LL half (flags); within a node NVLink keeps its own share.
-  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9) ==
+  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9, 80) ==
         doctest::Approx(47e9).scale(0));
-  CHECK(default_bus_bw_Bps(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9) ==
+  CHECK(default_bus_bw_Bps(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9, 80) ==
         doctest::Approx(23.5e9).scale(0));
-  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::PIX, false, 24e9) ==
+  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::PIX, false, 24e9, 80) ==
         doctest::Approx(24e9).scale(0));  // PCIe within a node: the lanes' rate, as before
 }
 
