@@ -67,6 +67,21 @@ std::optional<std::string> largest_size_note(const fit::NcclLog& log, const Coll
                      format_size(double(timed->size_B)), measured_us, modelled_us, modelled_us / measured_us);
 }
 
+// A log with fewer timed sizes than three (two without LL128) protocols' lines need, on a known
+// platform of as many GPUs: the algorithm and protocol the platform's defaults run at its largest
+// size, the one line such a log can fit (the others keep the defaults); nullopt otherwise.
+std::optional<std::pair<Algorithm, Protocol>> short_log_line(const fit::NcclLog& log, const fit::FitOptions& opt,
+                                                             const CollectiveModel* reference, const std::vector<int>& gpus) {
+  const auto timed = std::count_if(log.rows.begin(), log.rows.end(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
+  const std::size_t lines = opt.ll128 ? 3 : 2;
+  if (!reference || opt.forced_protocol || int(gpus.size()) != log.nranks || !is_swept(log.op) ||
+      std::size_t(timed) < fit::POINTS_PER_LINE || std::size_t(timed) >= lines * fit::POINTS_PER_LINE)
+    return std::nullopt;
+  const auto largest = std::find_if(log.rows.rbegin(), log.rows.rend(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
+  const CollectivePlan& plan = reference->plan(log.op, double(largest->size_B), gpus);
+  return std::pair{plan.algorithm, plan.protocol};
+}
+
 }  // namespace
 
 int fit_command(int argc, char** argv) {
@@ -181,6 +196,11 @@ int fit_command(int argc, char** argv) {
     if (efa_simple) opt.forced_protocol = Protocol::Simple;
     const std::string& forced_algorithm = settings.algorithm.empty() ? algorithm : settings.algorithm;
     if (!forced_algorithm.empty()) opt.forced_algorithm = forced_algorithm_of(forced_algorithm, nodes);
+    const auto short_line = short_log_line(log, opt, reference.get(), gpus);
+    if (short_line) {
+      opt.forced_protocol = short_line->second;
+      if (!opt.forced_algorithm) opt.forced_algorithm = short_line->first;
+    }
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
     // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name when the
@@ -196,12 +216,18 @@ int fit_command(int argc, char** argv) {
                              flag_not_used("NCCL_PROTO=" + settings.protocol, "--protocol", protocol,
                                            !settings.protocol.empty() && settings.protocol != protocol)})
       if (note) notes.push_back(*note);
-    if (opt.forced_algorithm)
+    if (short_line)
+      notes.push_back(fmt::format("{} timed sizes are too few for a line per protocol ({} a line): fitted the one line the "
+                                  "platform's defaults run at them, {}/{} (at its largest size), as if forced; the other protocols "
+                                  "are written as copies the data did not constrain (fitted: false), and runs take their defaults",
+                                  f.points.size(), fit::POINTS_PER_LINE, algorithm_name(short_line->first),
+                                  protocol_name(short_line->second)));
+    if (!forced_algorithm.empty())
       notes.push_back(fmt::format("{} NCCL_ALGO={}: its lines and pieces are labelled {} (the steps a latency moves by to another "
                                   "rank count)",
                                   settings.algorithm.empty() ? "--algorithm: the log ran" : "the log forced", forced_algorithm,
                                   algorithm_name(*opt.forced_algorithm)));
-    if (opt.forced_protocol)
+    if (opt.forced_protocol && !short_line)
       notes.push_back(fmt::format("{0} NCCL_PROTO={1}: only the {1} line is fitted, and size pieces, where the curve steps (NCCL "
                                   "still picks the algorithm and its channels), all run {1}; the other protocols are written as "
                                   "copies the data did not constrain (fitted: false), and runs take their defaults",

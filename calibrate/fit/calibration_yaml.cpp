@@ -45,7 +45,8 @@ std::string protocols_block(const CollectiveFit& c) {
                        width + 1, gbps(p.bus_bw_Bps), transfer, p.constrained ? "true" : "false");
     if (!p.constrained)
       out += fmt::format("  # {}: copy of {}; fitted: false, so runs take the defaults for it",
-                         p.enabled ? "fastest at no measured size" : "not used on this path", protocol_name(p.copied_from));
+                         p.enabled ? "fastest at no measured size" : "left out of the fit (off on this path, or one protocol fitted)",
+                         protocol_name(p.copied_from));
     out += "\n";
   }
   return out;

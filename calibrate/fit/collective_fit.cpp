@@ -156,9 +156,16 @@ std::vector<Params> segment_starts(const std::vector<Sample>& s, double f) {
   return out;
 }
 
+// "A", "A and B", "A, B and C".
+std::string spoken_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
 // The out-of-place times of `log`, checked: located errors for a time that is not positive
-// and for too few sizes.
-std::vector<Sample> read_samples(const NcclLog& log) {
+// and for fewer sizes than a latency and a bandwidth for each protocol `on` need (two a line).
+std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
   std::vector<Sample> samples;
   for (const NcclRow& r : log.rows) {
     double t = r.out_of_place.time_us;
@@ -168,11 +175,17 @@ std::vector<Sample> read_samples(const NcclLog& log) {
                        fmt::format("out-of-place time {} us cannot be fitted; times must be > 0", t));
     samples.push_back({static_cast<double>(r.size_B), t * 1e-6});
   }
-  if (static_cast<int>(samples.size()) < MIN_FIT_POINTS)
+  std::vector<std::string> names;
+  for (Protocol p : ALL_PROTOCOLS)
+    if (on[static_cast<int>(p)]) names.push_back(protocol_name(p));
+  const std::size_t needed = POINTS_PER_LINE * names.size();
+  if (samples.size() < needed)
     throw InputError({log.file, log.rows.empty() ? 0 : log.rows.back().line, 0},
-                     fmt::format("{} size{} with an out-of-place time; fitting latency and bandwidth of LL, LL128 and "
-                                 "Simple needs at least {}",
-                                 samples.size(), samples.size() == 1 ? "" : "s", MIN_FIT_POINTS));
+                     fmt::format("{} size{} with an out-of-place time; fitting latency and bandwidth of {} needs at least {}{}",
+                                 samples.size(), samples.size() == 1 ? "" : "s", spoken_list(names), needed,
+                                 names.size() > 1 ? " (one protocol's line needs 2: --protocol, or --platform and --gpus to fit "
+                                                    "the one the platform's defaults run at these sizes)"
+                                                  : ""));
   return samples;
 }
 
@@ -442,7 +455,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   Enabled on{true, options.ll128, true};
   if (options.forced_protocol)
     for (int i = 0; i < 3; ++i) on[i] = i == static_cast<int>(*options.forced_protocol);
-  const std::vector<Sample> samples = read_samples(log);
+  const std::vector<Sample> samples = read_samples(log, on);
   if (!bus_factor_is_constant(log.op) && log.nranks < 2)
     throw InputError({log.file, log.header_line, 0},
                      fmt::format("{} over {} rank moves no data between GPUs; nothing to fit", collective_op_name(log.op), log.nranks));

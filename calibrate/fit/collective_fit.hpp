@@ -96,8 +96,9 @@ struct FitPoint {
   int piece = -1;                    // index in CollectiveFit::pieces; -1 when the envelope decides
 };
 
-// The fit needs latency and bandwidth for three protocols: 6 distinct sizes at least.
-constexpr int MIN_FIT_POINTS = 6;
+// A protocol's line is a latency and a bandwidth: 2 distinct sizes at least a fitted protocol
+// (6 for LL, LL128 and Simple; 2 for one protocol, forced or the only one a short log runs).
+constexpr std::size_t POINTS_PER_LINE = 2;
 // Residuals are reported over all sizes and over sizes >= this (1 KiB).
 constexpr double RESIDUAL_MIN_SIZE_B = 1024;
 
@@ -166,7 +167,7 @@ int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128);
 std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_version);
 
 // Fits the out-of-place times of `log`. Throws InputError (located in log.file) when the
-// log holds fewer than MIN_FIT_POINTS usable sizes or a time that is not positive.
+// log holds fewer than POINTS_PER_LINE usable sizes a fitted protocol or a time that is not positive.
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options = {});
 
 // What makes a fit carry to another box: the wire rate of the rings it measured, each protocol's

@@ -43,6 +43,20 @@ std::string staged_bus_bw(const CollectiveCalibration& e, Protocol p, const Grou
                      p == Protocol::Simple ? "" : ", relative to the Simple line", gbps(c.bus_bw_Bps));
 }
 
+// A line's share of the wire when the run takes the default latency in place of the fitted one (not
+// measured, or another GPU's): the share that keeps the line's time at the largest size it measured
+// on the fitted box, S f / (L + S f / B - L_default), so that the bandwidth fitted together with the
+// latency is not paired with another. The line's own share when the entry records no size or the
+// default latency is not below the line's time there.
+double wire_fraction_with_default_latency(const CollectiveCalibration& e, const ProtocolFit& f, double fitted_latency_s,
+                                          double default_latency_s) {
+  if (!(e.max_size_B > 0) || !e.wire_Bps) return *f.wire_fraction;
+  const double bus_B = e.max_size_B * bus_factor(e.op, e.nranks);
+  const double time_s = fitted_latency_s + bus_B / f.bus_bw_Bps;
+  if (!(time_s > default_latency_s)) return *f.wire_fraction;
+  return bus_B / (time_s - default_latency_s) / *e.wire_Bps;
+}
+
 // What the run says of a line's latency: carried by its ratio, or why it is the default.
 std::string latency_how(bool carried, bool measured, double ratio, Algorithm a, CollectiveOp op, const CollectiveCalibration& e,
                         const GroupSummary& t) {
@@ -135,7 +149,8 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
                                              algorithm_name(f.algorithm))};
   LineCosts c = fallback;
   c.calibrated = true;
-  const double ratio = fitted_latency / default_latency_s(p, f.algorithm, op, fitted_path(e, t));
+  const double default_on_fitted = default_latency_s(p, f.algorithm, op, fitted_path(e, t));
+  const double ratio = fitted_latency / default_on_fitted;
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the
   // recorded logs: carrying it from H100 to A100 took 8.8% to 13.3% median error.
@@ -145,15 +160,20 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
   const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
-  if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = *f.wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
+  const double wire_fraction = carry_latency ? *f.wire_fraction : wire_fraction_with_default_latency(e, f, fitted_latency, default_on_fitted);
+  if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
   how += !staged_how.empty()     ? staged_how
-         : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{} = {}", *f.wire_fraction * nvls_scale,
+         : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{}{} = {}", wire_fraction * nvls_scale,
                                             gbps(t.raw_Bps),
                                             nodes_scale != 1.0 ? fmt::format(" x {:.3f} (the default {} bandwidth on {} nodes over that on the fitted {})",
                                                                              nodes_scale, algorithm_name(a), t.nodes, e.nodes)
                                                                : "",
+                                            wire_fraction != *f.wire_fraction
+                                                ? fmt::format(" (the line's {:.3f} with the default latency in place of its own, through its time at "
+                                                              "its largest measured size)", *f.wire_fraction * nvls_scale)
+                                                : "",
                                             gbps(c.bus_bw_Bps))
                               : ", bus bandwidth default (not measured)";
   return {c, inside ? "applied" : "extrapolated", line + ": " + how};

@@ -102,6 +102,25 @@ TEST_CASE("a ring line moves to another GPU model: its wire fraction carries, it
   CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency default (fitted on A100-SXM4-80GB, not H100-SXM5-80GB"));
 }
 
+TEST_CASE("a line whose fitted latency the run does not take keeps its time at the largest size it measured") {
+  // The A100 line above (latency L = 2 x default(Simple, ring, 8) = 2 x (8.4 + 14 x 8.8) = 263.2 us,
+  // 0.7 x 300 GB/s), measured up to 256 MiB: there it takes L + S_bus / B = 263.2 us + 469.8 MB /
+  // 210 GB/s. On H100 the latency is the default (another GPU's), and with the default in place of
+  // L the bandwidth that keeps that time is S_bus / (L + S_bus / B - default(8)) of the wire, default(8)
+  // = 131.6 us: 469.8 MB / 2368.6 us = 198.3 GB/s, 0.661 of 300 GB/s, carried to the H100 rings' wire.
+  A100LineOnFourGpus t("dgx_h100.xml");
+  t.cal.collectives[0].max_size_B = 256 << 20;
+  const double bus_B = (256 << 20) * 1.75, L = 2 * (8.4e-6 + 14 * 8.8e-6), L_default = 8.4e-6 + 14 * 8.8e-6;
+  const double fraction = bus_B / (L + bus_B / (0.7 * 300e9) - L_default) / 300e9;
+  CHECK(fraction == doctest::Approx(0.661).scale(0).epsilon(1e-3));
+  const CollectivePlan& p = t.plan();
+  CHECK(p.latency_s == doctest::Approx(8.4e-6 + 6 * 8.8e-6).scale(0));
+  CHECK(p.bus_bw_Bps == doctest::Approx(fraction * t.raw_Bps()).scale(0));
+  CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency default (fitted on "
+                          "A100-SXM4-80GB, not H100-SXM5-80GB: a latency is the GPU's and its stack's), bus bandwidth 0.661 of the "
+                          "wire rate"));
+}
+
 TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative sum of hops") {
   // Before: L_fit + (steps(2) - steps(8)) x hop could fall to ~0 (0.2 ns at 8 B). Now
   // L = L_fit / default(ring, 8) x default(direct, 2) = 1.5 x (8.4 + 2 x 8.8) us.

@@ -270,6 +270,26 @@ TEST_CASE("a log that forced NCCL_PROTO fits that protocol's line, and size piec
   CHECK(fit.large.median <= 0.05);
 }
 
+TEST_CASE("one protocol's line needs 2 sizes: a short log fits under a forced protocol, 1 size is refused") {
+  // Two sizes of the DGX H100 log (8 and 16 B) fit one line exactly through both points: t = L + S f / B
+  // with f = 1.75 holds 13.67 us at 8 B and 13.00 us at 16 B only with a latency near 13 us (the line's
+  // bandwidth is then unmeasured: its term is no real share of the time, mark_measured_terms).
+  const std::string head = "# nranks: 8\n" + std::string(HEADER);
+  FitOptions simple;
+  simple.forced_protocol = Protocol::Simple;
+  const CollectiveFit fit = fit_collective(parse_nccl_log(head + ROW_8 + ROW_16, "two_all_reduce.log"), simple);
+  CHECK(fit[Protocol::Simple].constrained);
+  CHECK(fit[Protocol::Simple].latency_s == doctest::Approx(13.3e-6).scale(0).epsilon(0.05));
+  CHECK(fit.points.size() == 2);
+  try {
+    fit_collective(parse_nccl_log(head + ROW_8, "one_all_reduce.log"), simple);
+    FAIL("one size fitted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "one_all_reduce.log:4: error: 1 size with an out-of-place time; fitting latency and bandwidth of Simple needs "
+                                   "at least 2");
+  }
+}
+
 TEST_CASE("2x RTX 2080 Ti without P2P (host-staged SHM) log: fit") {
   // SHM over PCIe: NCCL does not run LL128 there, so the fit uses LL and Simple only.
   FitOptions pcie;
@@ -566,10 +586,11 @@ TEST_CASE("bad logs: located errors with exact messages") {
   CHECK(error_of("#  size count type redop root time algbw busbw\n" + std::string(ROW_8), "hdr.log") ==
         "hdr.log:1:1: error: unrecognised nccl-tests column header (no out-of-place time column after 'root'); expected "
         "'# size count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
-  // Two rows only: the fit needs 6 sizes (latency and bandwidth of three protocols).
+  // Two rows only: the fit needs 6 sizes (latency and bandwidth of three protocols, 2 a line).
   CHECK(error_of("# nranks: 8\n" + head + ROW_16, "few_all_reduce.log", true) ==
         "few_all_reduce.log:5: error: 2 sizes with an out-of-place time; fitting latency and bandwidth of LL, LL128 and Simple "
-        "needs at least 6");
+        "needs at least 6 (one protocol's line needs 2: --protocol, or --platform and --gpus to fit the one the platform's "
+        "defaults run at these sizes)");
   // The rank count a comment gives must match busbw/algbw.
   std::string wrong_n = slurp(recorded("dgx-h100-8gpu-nvswitch.log"));
   wrong_n.replace(wrong_n.find("# nranks: 8"), 11, "# nranks: 4");
