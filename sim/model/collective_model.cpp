@@ -500,8 +500,8 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
   if (op == CollectiveOp::all_reduce && g.nodes == 2 && !fitted_here)
     notes.push_back("across 2 nodes: 7 held-out 2-node boxes (RoCE, AWS EFA, one shared NIC; tests/data/measured/SOURCES.md) "
                     "ran 64 KiB-1 MiB all-reduces, a decode step's sizes, 16-28% slower than simulated (each box's median over "
-                    "those sizes; the recorded InfiniBand pair 6%), where NCCL runs fewer channels than it has: read them as optimistic, or calibrate on a log of "
-                    "the box (tpsim fit)");
+                    "those sizes; the recorded InfiniBand pair 6%), where NCCL runs fewer channels than it has: read them as "
+                    "optimistic, or calibrate on a log of the box (tpsim fit)");
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
                                 "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 10-49% slower than "
