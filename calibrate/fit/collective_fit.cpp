@@ -183,8 +183,10 @@ std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
     throw InputError({log.file, log.rows.empty() ? 0 : log.rows.back().line, 0},
                      fmt::format("{} size{} with an out-of-place time; fitting latency and bandwidth of {} needs at least {}{}",
                                  samples.size(), samples.size() == 1 ? "" : "s", spoken_list(names), needed,
-                                 names.size() > 1 ? " (one protocol's line needs 2: --protocol, or --platform and --gpus to fit "
-                                                    "the one the platform's defaults run at these sizes)"
+                                 names.size() > 1 ? fmt::format(" (one protocol's line needs 2: --protocol, or --platform and --gpus "
+                                                                "naming the log's {} GPUs, to fit the one the platform's defaults run "
+                                                                "at these sizes)",
+                                                                log.nranks)
                                                   : ""));
   return samples;
 }

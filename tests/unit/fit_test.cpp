@@ -589,8 +589,8 @@ TEST_CASE("bad logs: located errors with exact messages") {
   // Two rows only: the fit needs 6 sizes (latency and bandwidth of three protocols, 2 a line).
   CHECK(error_of("# nranks: 8\n" + head + ROW_16, "few_all_reduce.log", true) ==
         "few_all_reduce.log:5: error: 2 sizes with an out-of-place time; fitting latency and bandwidth of LL, LL128 and Simple "
-        "needs at least 6 (one protocol's line needs 2: --protocol, or --platform and --gpus to fit the one the platform's "
-        "defaults run at these sizes)");
+        "needs at least 6 (one protocol's line needs 2: --protocol, or --platform and --gpus naming the "
+        "log's 8 GPUs, to fit the one the platform's defaults run at these sizes)");
   // The rank count a comment gives must match busbw/algbw.
   std::string wrong_n = slurp(recorded("dgx-h100-8gpu-nvswitch.log"));
   wrong_n.replace(wrong_n.find("# nranks: 8"), 11, "# nranks: 4");
