@@ -56,9 +56,17 @@ Algorithm forced_algorithm_of(const std::string& name, int nodes) {
 // platform, a process per GPU, NCCL's own choice): how far the measured box sits from the pace its
 // links allow, which the calibration then carries to any box it is used on. nullopt for an op the
 // model does not run.
+bool timed(const fit::NcclRow& r) { return r.out_of_place.time_us > 0; }
+
+// The log's largest size with an out-of-place time; nullptr when none has one.
+const fit::NcclRow* largest_timed_row(const fit::NcclLog& log) {
+  const auto row = std::find_if(log.rows.rbegin(), log.rows.rend(), timed);
+  return row == log.rows.rend() ? nullptr : &*row;
+}
+
 std::optional<std::string> largest_size_note(const fit::NcclLog& log, const CollectiveModel& reference, const std::vector<int>& gpus) {
-  const auto timed = std::find_if(log.rows.rbegin(), log.rows.rend(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
-  if (timed == log.rows.rend() || !is_swept(log.op)) return std::nullopt;
+  const fit::NcclRow* timed = largest_timed_row(log);
+  if (!timed || !is_swept(log.op)) return std::nullopt;
   const double measured_us = timed->out_of_place.time_us;
   const double modelled_us = reference.plan(log.op, double(timed->size_B), gpus).time_s() * 1e6;
   return fmt::format("at its largest size, {}, the log measured {:.1f} us where this platform's links give {:.1f} us uncalibrated: "
@@ -72,13 +80,11 @@ std::optional<std::string> largest_size_note(const fit::NcclLog& log, const Coll
 // size, the one line such a log can fit (the others keep the defaults); nullopt otherwise.
 std::optional<std::pair<Algorithm, Protocol>> short_log_line(const fit::NcclLog& log, const fit::FitOptions& opt,
                                                              const CollectiveModel* reference, const std::vector<int>& gpus) {
-  const auto timed = std::count_if(log.rows.begin(), log.rows.end(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
-  const std::size_t lines = opt.ll128 ? 3 : 2;
+  const auto sizes = std::size_t(std::count_if(log.rows.begin(), log.rows.end(), timed));
   if (!reference || opt.forced_protocol || int(gpus.size()) != log.nranks || !is_swept(log.op) ||
-      std::size_t(timed) < fit::POINTS_PER_LINE || std::size_t(timed) >= lines * fit::POINTS_PER_LINE)
+      sizes < fit::POINTS_PER_LINE || sizes >= fit::sizes_needed(opt))
     return std::nullopt;
-  const auto largest = std::find_if(log.rows.rbegin(), log.rows.rend(), [](const fit::NcclRow& r) { return r.out_of_place.time_us > 0; });
-  const CollectivePlan& plan = reference->plan(log.op, double(largest->size_B), gpus);
+  const CollectivePlan& plan = reference->plan(log.op, double(largest_timed_row(log)->size_B), gpus);
   return std::pair{plan.algorithm, plan.protocol};
 }
 

@@ -163,8 +163,19 @@ std::string spoken_list(const std::vector<std::string>& items) {
   return out;
 }
 
+// The protocols a fit draws lines for: LL, LL128 where NCCL runs it, Simple; only the forced one.
+Enabled fitted_protocols(const FitOptions& options) {
+  Enabled on{true, options.ll128, true};
+  if (options.forced_protocol)
+    for (int i = 0; i < 3; ++i) on[i] = i == static_cast<int>(*options.forced_protocol);
+  return on;
+}
+
+// The timed sizes lines for the protocols `on` need: POINTS_PER_LINE each.
+std::size_t sizes_needed_for(const Enabled& on) { return POINTS_PER_LINE * static_cast<std::size_t>(std::count(on.begin(), on.end(), true)); }
+
 // The out-of-place times of `log`, checked: located errors for a time that is not positive
-// and for fewer sizes than a latency and a bandwidth for each protocol `on` need (two a line).
+// and for fewer sizes than the fitted protocols' lines need.
 std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
   std::vector<Sample> samples;
   for (const NcclRow& r : log.rows) {
@@ -178,7 +189,7 @@ std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
   std::vector<std::string> names;
   for (Protocol p : ALL_PROTOCOLS)
     if (on[static_cast<int>(p)]) names.push_back(protocol_name(p));
-  const std::size_t needed = POINTS_PER_LINE * names.size();
+  const std::size_t needed = sizes_needed_for(on);
   if (samples.size() < needed)
     throw InputError({log.file, log.rows.empty() ? 0 : log.rows.back().line, 0},
                      fmt::format("{} size{} with an out-of-place time; fitting latency and bandwidth of {} needs at least {}{}",
@@ -453,10 +464,10 @@ void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible) 
   }
 }
 
+std::size_t sizes_needed(const FitOptions& options) { return sizes_needed_for(fitted_protocols(options)); }
+
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
-  Enabled on{true, options.ll128, true};
-  if (options.forced_protocol)
-    for (int i = 0; i < 3; ++i) on[i] = i == static_cast<int>(*options.forced_protocol);
+  const Enabled on = fitted_protocols(options);
   const std::vector<Sample> samples = read_samples(log, on);
   if (!bus_factor_is_constant(log.op) && log.nranks < 2)
     throw InputError({log.file, log.header_line, 0},

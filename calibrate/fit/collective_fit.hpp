@@ -166,6 +166,10 @@ int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128);
 // NCCL before 2.9 launched them as one group (nccl_group_launch): no serial launches.
 std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_version);
 
+// The timed sizes a fit with `options` needs: POINTS_PER_LINE for each protocol it draws a line
+// for (3 lines, 2 without LL128, 1 under a forced protocol).
+std::size_t sizes_needed(const FitOptions& options);
+
 // Fits the out-of-place times of `log`. Throws InputError (located in log.file) when the
 // log holds fewer than POINTS_PER_LINE usable sizes a fitted protocol or a time that is not positive.
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options = {});

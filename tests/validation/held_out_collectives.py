@@ -36,8 +36,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from leave_one_box_out import (MANIFEST, RECORDED, WORSE_BY, beyond_gap, box_gap, fit_all, manifest, manifest_entries,  # noqa: E402
-                               measured_times, median_error, run, worse)
+from leave_one_box_out import (MANIFEST, RECORDED, WORSE_BY, beyond_gap, box_gap, compared_rows, fit_all, manifest,  # noqa: E402
+                               manifest_entries, measured_times, median_error, run, worse)
 
 HELD_OUT = "tests/data/measured/nccl"
 SELF_LIMIT = 10.0
@@ -45,7 +45,6 @@ BIAS = 10.0  # percent: a band's signed median beyond this counts the log as fas
 # Size bands (B, half-open): latency-bound, LL's climb, LL128/the protocol switches, bandwidth-bound.
 BANDS = ((1024, 64 << 10), (64 << 10, 1 << 20), (1 << 20, 16 << 20), (16 << 20, 256 << 20), (256 << 20, 1 << 62))
 BAND_NAMES = ("1-64 KiB", "64 KiB-1 MiB", "1-16 MiB", "16-256 MiB", ">= 256 MiB")
-SIGNED_RE = re.compile(r"^#\s+(\d+)\s+[0-9.]+\s+[0-9.]+\s+([-+][0-9.]+)$", re.M)
 FORCED = ("nccl_version", "net_transport", "algorithm", "protocol")
 
 
@@ -70,10 +69,10 @@ def own_fit(tpsim, e, base, work):
 def band_errors(out):
     """The signed median error (percent) of each of BANDS over the sizes --compare printed, None
     where the log has no size in the band."""
-    rows = [(int(size), float(err)) for size, err in SIGNED_RE.findall(out)]
+    rows = compared_rows(out)
     medians = []
     for lo, hi in BANDS:
-        errors = [err for size, err in rows if lo <= size < hi]
+        errors = [err for size, _, err in rows if lo <= size < hi]
         medians.append(statistics.median(errors) if errors else None)
     return medians
 

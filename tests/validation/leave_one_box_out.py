@@ -76,12 +76,17 @@ def median_error(out):
     return float(m[-1]) if m else None
 
 
-COMPARED_RE = re.compile(r"^#\s+(\d+)\s+([0-9.]+)\s+[0-9.]+\s+[-+][0-9.]+$", re.M)
+COMPARED_RE = re.compile(r"^#\s+(\d+)\s+([0-9.]+)\s+[0-9.]+\s+([-+][0-9.]+)$", re.M)
+
+
+def compared_rows(out):
+    """[(size (B), measured out-of-place time (us), error (%))] of the table --compare prints."""
+    return [(int(size), float(t), float(err)) for size, t, err in COMPARED_RE.findall(out)]
 
 
 def measured_times(out):
     """size (B) -> the measured out-of-place time (us) of the table --compare prints."""
-    return {int(size): float(t) for size, t in COMPARED_RE.findall(out)}
+    return {size: t for size, t, _ in compared_rows(out)}
 
 
 def box_gap(a, b):
