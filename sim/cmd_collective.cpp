@@ -229,7 +229,7 @@ int collective_command(int argc, char** argv) {
   const std::size_t about_log = notes.size();
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) notes.push_back(note);
   if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) notes.push_back(staging_note(*g.staged_edge, g.staging));
-  for (std::string& note : model.network_notes(op, gpus)) notes.push_back(std::move(note));
+  for (std::string& note : model.group_notes(op, gpus)) notes.push_back(std::move(note));
   for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";

@@ -263,7 +263,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   if (c.layout[0].size() > 1)
     if (const GroupSummary g = cm.summary(CollectiveOp::all_reduce, c.layout[0]); g.staged_edge)
       r.notes.push_back(staging_note(*g.staged_edge, g.staging));
-  for (const std::string& note : cm.network_notes(CollectiveOp::all_reduce, c.layout[0])) r.notes.push_back(note);
+  for (const std::string& note : cm.group_notes(CollectiveOp::all_reduce, c.layout[0])) r.notes.push_back(note);
   // A mixed split's tightest fit is its narrowest replica's (the layout lists the largest first).
   r.memory = memory_fit(in.model, replica_shape(c, c.layout.back()), *gpu.spec, s);
   if (c.layout.back().size() != c.layout.front().size())

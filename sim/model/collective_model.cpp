@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "flow_solver.hpp"
 #include "mesh_rings.hpp"
@@ -319,7 +320,8 @@ std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gp
 // scenario forces one that applies.
 Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t nodes) const {
   if (op == CollectiveOp::all_to_all) return Algorithm::direct;  // NCCL's alltoall: grouped sends to every peer
-  Algorithm alg = n == 2 ? Algorithm::direct : (nodes > 1 && op == CollectiveOp::all_reduce ? Algorithm::tree : Algorithm::ring);
+  const bool tree = nodes > 1 && op == CollectiveOp::all_reduce && nccl_offers(spec_.nccl_version, nccl_release_of(Algorithm::tree));
+  Algorithm alg = n == 2 ? Algorithm::direct : (tree ? Algorithm::tree : Algorithm::ring);
   if (spec_.algorithm == "ring") alg = Algorithm::ring;
   if (spec_.algorithm == "tree" && op == CollectiveOp::all_reduce) alg = Algorithm::tree;
   if (spec_.algorithm == "direct" && n == 2) alg = Algorithm::direct;
@@ -479,10 +481,13 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
 // aws-ofi-nccl sets NCCL_PROTO=simple when the EFA device does not promise in-order 128-byte writes
 // (nccl_ofi_net.cpp, platform-aws.cpp): p4d and p4de print it, p5 does not. Beyond 2 nodes the
 // held-out sweeps are the only check of the defaults (tests/data/measured/nccl/manifest.yaml).
-std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const std::vector<int>& gpus) const {
+std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std::vector<int>& gpus) const {
   std::vector<std::string> notes;
   if (gpus.size() < 2) return notes;
   const GroupSummary g = summary(op, gpus);
+  if (!g.not_in_release.empty())
+    notes.push_back(fmt::format("NCCL {} predates {}, which these GPUs and links would run: simulated without, as that release ran",
+                                spec_.nccl_version, fmt::join(g.not_in_release, ", ")));
   if (g.nodes < 2) return notes;
   // EFA's GPUs before Hopper: Simple only (aws-ofi-nccl), and NCCL flushes each Simple receive.
   const bool efa_before_hopper = efa_forces_simple(g.transport, g.nodes, g.compute_capability);
@@ -513,6 +518,13 @@ std::vector<std::string> CollectiveModel::network_notes(CollectiveOp op, const s
                     "forwarded whole at each hop of the chains inside the nodes, as from NCCL 2.20; before 2.20 it shrinks at "
                     "medium sizes and waits less at each hop (--nccl-version, or a log that prints it)");
   return notes;
+}
+
+// What the hardware allows but the given NCCL release lacks is withheld, and named for the notes.
+void CollectiveModel::withhold_unreleased(bool& offered, const char* what, std::array<int, 2> release, GroupSummary& g) const {
+  if (!offered || nccl_offers(spec_.nccl_version, release)) return;
+  offered = false;
+  g.not_in_release.push_back(fmt::format("{} (NCCL {}.{})", what, release[0], release[1]));
 }
 
 GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
@@ -588,6 +600,11 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   g.ll128_enabled = g.compute_capability >= 70 && (g.nodes == 1 ? g.all_nvl
                                                : g.intra_class == PathClass::NVL && !g.staged && g.transport != NetTransport::tcp &&
                                                      (nic_near || g.compute_capability >= 90));
+  withhold_unreleased(g.nvls_possible, "NVLS", nccl_release_of(Algorithm::nvls), g);
+  withhold_unreleased(g.nvls_tree_possible, "NVLS-tree", nccl_release_of(Algorithm::nvls_tree), g);
+  withhold_unreleased(g.ll128_enabled, "LL128", NCCL_LL128_RELEASE, g);
+  bool tree = g.nodes > 1 && op == CollectiveOp::all_reduce;  // choose_algorithm withholds it too
+  withhold_unreleased(tree, "tree", nccl_release_of(Algorithm::tree), g);
   g.port_Bps = port;
   if (g.nodes > 1) tree_rates(op, channel_rings, g);
   return g;

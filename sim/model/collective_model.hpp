@@ -84,10 +84,10 @@ public:
   std::vector<double> resource_capacities() const;
   // The group's rings as the tuner sees them (path class, wire rate, NVLS, nodes, GPU).
   GroupSummary summary(CollectiveOp op, const std::vector<int>& gpus) const;
-  // What a group across nodes should know that the scenario does not say (none within a node):
-  // over AWS EFA with the protocol left to NCCL, aws-ofi-nccl's NCCL_PROTO=simple; across more than
-  // 2 nodes without a calibration of as many nodes, how far the defaults have been checked there.
-  std::vector<std::string> network_notes(CollectiveOp op, const std::vector<int>& gpus) const;
+  // What a group should know that the scenario does not say: what the given NCCL release lacks;
+  // across nodes, over AWS EFA with the protocol left to NCCL, aws-ofi-nccl's NCCL_PROTO=simple, and
+  // without a calibration of as many nodes, how far the defaults have been checked there.
+  std::vector<std::string> group_notes(CollectiveOp op, const std::vector<int>& gpus) const;
   // What the calibration did for the plans built so far, one line each, sorted: "applied: ...",
   // "extrapolated: ..." (and how), "default: ..." (why). Empty without a calibration.
   std::vector<std::string> calibration_notes() const;
@@ -122,6 +122,7 @@ private:
   // The bandwidth part as flows along the ring, and its time when the group is alone.
   void add_flows(CollectivePlan& plan, const std::vector<std::vector<int>>& rings, const GroupSummary& g) const;
   void tree_rates(CollectiveOp op, const std::vector<std::vector<int>>& rings, GroupSummary& g) const;
+  void withhold_unreleased(bool& offered, const char* what, std::array<int, 2> release, GroupSummary& g) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
   // build(), or the engine's own all-reduce kernel, plus the slowest-rank wait.

@@ -85,4 +85,15 @@ bool nccl_group_launch(std::string_view version) { return nccl_before(version, 2
 
 bool nccl_tree_chunks_shrink(std::string_view version) { return nccl_before(version, 2, 20); }
 
+std::array<int, 2> nccl_release_of(Algorithm a) {
+  switch (a) {
+    case Algorithm::tree: return {2, 4};
+    case Algorithm::nvls: return {2, 17};
+    case Algorithm::nvls_tree: return {2, 18};
+    default: return {2, 0};
+  }
+}
+
+bool nccl_offers(std::string_view version, std::array<int, 2> release) { return !nccl_before(version, release[0], release[1]); }
+
 }  // namespace tpsim

@@ -61,5 +61,12 @@ bool nccl_before(std::string_view version, int major, int minor);
 // A Simple tree's chunk shrinks at medium sizes before NCCL 2.20 (enqueue.cc: "Optimize chunkSize /
 // nSteps", present from 2.4 to 2.19, gone in 2.20.3); from 2.20 it is one step at every size.
 bool nccl_tree_chunks_shrink(std::string_view version);
+// The NCCL release that brought an algorithm or LL128 (NCCL's src/ at the release commits: 2.3.7 has no
+// tree, 2.4.2 has it; 2.4.8 has no LL128, 2.5.6 has it; 2.16.5 has no NCCL_ALGO_NVLS, 2.17.1 has it
+// and no NCCL_ALGO_NVLS_TREE, 2.18.1 has both). Direct and ring: every release.
+constexpr std::array<int, 2> NCCL_LL128_RELEASE{2, 5};
+std::array<int, 2> nccl_release_of(Algorithm a);
+// Whether the release offers what came with `release`; true for an unknown version (a current NCCL).
+bool nccl_offers(std::string_view version, std::array<int, 2> release);
 
 }  // namespace tpsim

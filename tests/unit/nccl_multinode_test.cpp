@@ -18,7 +18,7 @@ constexpr double US = 1e-6;
 const std::string ROOT = TPSIM_SOURCE_DIR;
 }  // namespace
 
-// tpsim's note on an uncalibrated all-reduce across 2 nodes (CollectiveModel::network_notes).
+// tpsim's note on an uncalibrated all-reduce across 2 nodes (CollectiveModel::group_notes).
 const std::string TWO_NODE_DECODE_NOTE =
     "across 2 nodes: 7 held-out 2-node boxes (RoCE, AWS EFA, one shared NIC; tests/data/measured/SOURCES.md) ran 64 KiB-1 MiB "
     "all-reduces, a decode step's sizes, 16-28% slower than simulated (each box's median over those sizes; the recorded "
@@ -190,7 +190,7 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, Simple 3 u
   CollectiveSpec nccl_2_23;  // a version given: no note on the tree's chunk (its own test below)
   nccl_2_23.nccl_version = "2.23.4";
   const CollectiveModel p4d_model(p4d, nccl_2_23, nullptr);
-  CHECK(p4d_model.network_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{
+  CHECK(p4d_model.group_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{
         "across nodes over AWS EFA with A100-SXM4-40GB GPUs: simulated with Simple only, as aws-ofi-nccl sets NCCL_PROTO=simple "
         "where the EFA device does not promise in-order 128-byte writes (p3dn, p4d, p4de: their logs print 'NCCL_PROTO set by "
         "environment to simple'); p5 and later keep LL and LL128",
@@ -206,11 +206,11 @@ TEST_CASE("AWS EFA between nodes: every network step also pays 20 us, Simple 3 u
   CollectiveSpec simple = nccl_2_23;
   simple.protocol = "Simple";
   // A scenario that names Simple is not told about the protocol; the flush it still pays, and is told.
-  const auto named = CollectiveModel(p4d, simple, nullptr).network_notes(CollectiveOp::all_reduce, all);
+  const auto named = CollectiveModel(p4d, simple, nullptr).group_notes(CollectiveOp::all_reduce, all);
   REQUIRE(named.size() == 2);
   CHECK(named[0].find("NCCL's flush") != std::string::npos);
   CHECK(named[1] == TWO_NODE_DECODE_NOTE);
-  CHECK(CollectiveModel(p4d, CollectiveSpec{}, nullptr).network_notes(CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}).empty());
+  CHECK(CollectiveModel(p4d, CollectiveSpec{}, nullptr).group_notes(CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}).empty());
   // The held-out p5 platform says net_transport="efa": its 8 B all-reduce is that LL tree.
   Topology topo(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-p5-efa.xml"), {}, "");
   CollectiveModel model(topo, CollectiveSpec{}, nullptr);
@@ -313,15 +313,15 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   std::vector<int> four_nodes(32), two_nodes(16);
   for (int g = 0; g < 32; ++g) four_nodes[g] = g;
   for (int g = 0; g < 16; ++g) two_nodes[g] = g;
-  CHECK(model.network_notes(CollectiveOp::all_reduce, four_nodes) == std::vector<std::string>{
+  CHECK(model.group_notes(CollectiveOp::all_reduce, four_nodes) == std::vector<std::string>{
         "across 4 nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand sweeps "
         "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 10-49% slower than simulated, 32 MiB-8 GiB "
         "within 27% either way: read mid-size times here as optimistic, or calibrate on a log of 4 nodes (tpsim fit)"});
   // On the nodes the defaults were fitted on only the decode sizes' note (its own test below).
-  CHECK(model.network_notes(CollectiveOp::all_reduce, two_nodes) == std::vector<std::string>{TWO_NODE_DECODE_NOTE});
+  CHECK(model.group_notes(CollectiveOp::all_reduce, two_nodes) == std::vector<std::string>{TWO_NODE_DECODE_NOTE});
   // A calibration fitted on as many nodes silences it.
   const Calibration cal = all_reduce_fitted_on(32, 4);
-  CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).network_notes(CollectiveOp::all_reduce, four_nodes).empty());
+  CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).group_notes(CollectiveOp::all_reduce, four_nodes).empty());
 }
 
 TEST_CASE("an all-reduce across nodes without an NCCL version is told which tree chunk it assumes") {
@@ -329,15 +329,15 @@ TEST_CASE("an all-reduce across nodes without an NCCL version is told which tree
   const Topology cluster(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
   std::vector<int> two_nodes(16);
   for (int g = 0; g < 16; ++g) two_nodes[g] = g;
-  CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).network_notes(CollectiveOp::all_reduce, two_nodes) ==
+  CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).group_notes(CollectiveOp::all_reduce, two_nodes) ==
         std::vector<std::string>{TWO_NODE_DECODE_NOTE, "NCCL version not given: a Simple tree's chunk is one 512 KiB step a channel at every size, stored "
                                  "and forwarded whole at each hop of the chains inside the nodes, as from NCCL 2.20; before 2.20 it "
                                  "shrinks at medium sizes and waits less at each hop (--nccl-version, or a log that prints it)"});
   CollectiveSpec given;
   given.nccl_version = "2.19.3";
-  CHECK(CollectiveModel(cluster, given, nullptr).network_notes(CollectiveOp::all_reduce, two_nodes) ==
+  CHECK(CollectiveModel(cluster, given, nullptr).group_notes(CollectiveOp::all_reduce, two_nodes) ==
         std::vector<std::string>{TWO_NODE_DECODE_NOTE});
-  CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).network_notes(CollectiveOp::all_gather, two_nodes).empty());  // no tree
+  CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).group_notes(CollectiveOp::all_gather, two_nodes).empty());  // no tree
 }
 
 TEST_CASE("an all-reduce across 2 nodes, uncalibrated, is told that held-out boxes ran its decode sizes slower") {
@@ -351,13 +351,13 @@ TEST_CASE("an all-reduce across 2 nodes, uncalibrated, is told that held-out box
   spec.nccl_version = "2.26.2";
   std::vector<int> two_nodes(16);
   for (int g = 0; g < 16; ++g) two_nodes[g] = g;
-  CHECK(CollectiveModel(cluster, spec, nullptr).network_notes(CollectiveOp::all_reduce, two_nodes) ==
+  CHECK(CollectiveModel(cluster, spec, nullptr).group_notes(CollectiveOp::all_reduce, two_nodes) ==
         std::vector<std::string>{TWO_NODE_DECODE_NOTE});
-  CHECK(CollectiveModel(cluster, spec, nullptr).network_notes(CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}).empty());
-  CHECK(CollectiveModel(cluster, spec, nullptr).network_notes(CollectiveOp::all_gather, two_nodes).empty());
+  CHECK(CollectiveModel(cluster, spec, nullptr).group_notes(CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}).empty());
+  CHECK(CollectiveModel(cluster, spec, nullptr).group_notes(CollectiveOp::all_gather, two_nodes).empty());
   // A calibration fitted across nodes (the box's own curve) silences it.
   const Calibration cal = all_reduce_fitted_on(16, 2);
-  CHECK(CollectiveModel(cluster, spec, &cal).network_notes(CollectiveOp::all_reduce, two_nodes).empty());
+  CHECK(CollectiveModel(cluster, spec, &cal).group_notes(CollectiveOp::all_reduce, two_nodes).empty());
 }
 
 TEST_CASE("a Simple tree stores and forwards one chunk per channel at each hop of its chains and interior levels") {
