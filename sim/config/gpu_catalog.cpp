@@ -115,12 +115,15 @@ const std::vector<GpuSpec>& gpu_catalog() {
       // A30: 24 GB HBM2, 933 GB/s, BF16 tensor (FP32 accumulate) 165 TFLOPS dense (330 sparse), compute
       // capability 8.0, PCIe 4.0 x16 (lamonoai/gpumap nvidia/GPU.md, commit 8d5e174f, Ampere table; GA100, 8.0 and
       // 24GB also in NVIDIA's MIG user guide, docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
-      // The table says the A30 has NVLink, but no bridge rate or link count was found: no NVLink here.
+      // NVLink: the table says the A30 has it; no datasheet rate was found. A published `nvidia-smi topo -m` of
+      // 4 A30s (a vLLM bug report's collect_env output, stored file id 34802511869) prints NV4 between the two
+      // GPUs of each bridged pair: 4 links at NVLink 3's 25 GB/s each way (GA100's links, the A100 rows'),
+      // 100 GB/s each way (derived).
       {.name = "A30-24GB", .compute_capability = 80, .memory_B = 24 * GB, .hbm_peak_Bps = 933 * GB,
        .hbm_achievable_Bps = 933 * GB * 1366 / 1555, .bf16_peak_flops = 165 * TF, .matmul_efficiency = 267.9 / 312,
-       .pcie_generation = 4,
+       .nvlink_generation = 3, .nvlinks_per_gpu = 4, .pcie_generation = 4,
        .source = "derived: A100-SXM4-40GB's measured HBM (1366/1555) and mamf (267.9/312) fractions, same GA100 and "
-                 "HBM2; the NVLink bridge is not modelled (rate not found)"},
+                 "HBM2; NVLink bridge: the NV4 a published A30 matrix prints, at NVLink 3's 25 GB/s a link each way (derived)"},
       // GeForce RTX 3090: 24 GB GDDR6X, 936 GB/s (stillwater-sc/KPU-Simulator
       // docs/external-knowledge/rtx_30_series_specs_table.md). Dense BF16 with FP32 accumulate 71 TFLOPS, the
       // figure GeForce boards run bf16 at (karpathy/nanochat#60 table "RTX 3090 71e12" from the GA102

@@ -111,6 +111,12 @@ std::string shown(const std::string& s) {
   return out;
 }
 
+// `s` without its trailing blanks.
+std::string trimmed(std::string s) {
+  s.erase(s.find_last_not_of(" \t\r") + 1);
+  return s;
+}
+
 // A section title above the matrix ("GPU Topology:", "NVIDIA Topology:"): a few words, the last ending
 // in ':', none of them a GPU column.
 bool is_title(const std::vector<Token>& toks) {
@@ -179,12 +185,20 @@ public:
   TopoMatrix read(const std::string& text);
 
 private:
-  enum class State { start, rows, after_matrix, legend, nic_legend };
+  enum class State { start, rows, after_matrix, legend, nic_legend, trailing };
 
   [[noreturn]] void fail(int line, int col, const std::string& msg) const {
     throw InputError(Location{m_.file, line, col}, msg);
   }
   [[noreturn]] void fail(int line, const Token& t, const std::string& msg) const { fail(line, t.col, msg); }
+  // Text after the matrix or its Legend that is neither (a shell prompt, the next command's output)
+  // ends what nvidia-smi printed: it and what follows are skipped, with a note.
+  State trailing(int line, const Token& t, const std::string& text) {
+    m_.notes.push_back(format_note(Location{m_.file, line, t.col},
+                                   fmt::format("'{}' is not part of the matrix or its Legend: skipped, with the lines after it",
+                                               shown(trimmed(text.substr(t.col - 1))))));
+    return State::trailing;
+  }
   // A row label of the header whose row has not come yet (blank lines between rows).
   bool row_still_missing(const std::string& label) const {
     const auto found = device_by_label_.find(label);
@@ -274,22 +288,23 @@ TopoMatrix Reader::read(const std::string& text) {
           state = State::rows;
           read_row(line_no, std::move(toks), line);
           last_row_line = line_no;
-        } else {
+        } else if (device_by_label_.count(toks[0].text)) {
           fail(line_no, toks[0],
                fmt::format("unexpected '{}' after the end of the matrix (line {}); only the Legend may come after "
                            "its rows",
                            toks[0].text, last_row_line));
+        } else {
+          state = trailing(line_no, toks[0], line);
         }
         break;
       case State::legend:
         if (nic_legend) state = State::nic_legend;
-        else if (!blank && !(toks.size() >= 2 && toks[1].text == "="))
-          fail(line_no, toks[0],
-               fmt::format("unexpected '{}' in the Legend; expected lines such as 'PIX  = ...' or the NIC Legend",
-                           toks[0].text));
+        else if (!blank && !(toks.size() >= 2 && toks[1].text == "=")) state = trailing(line_no, toks[0], line);
         break;
       case State::nic_legend:
         if (!blank) read_nic_legend(line_no, toks);
+        break;
+      case State::trailing:
         break;
     }
   }

@@ -136,7 +136,9 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
   CHECK(both_ways("V100-SXM3-32GB") == doctest::Approx(300e9).scale(0));
   CHECK(both_ways("RTX3090-24GB") == doctest::Approx(112.5e9).scale(0));   // the GA102 bridge, as the RTX A6000
   CHECK_FALSE(gpu_link_spec("RTX3090-24GB").p2p);                 // GeForce: no PCIe P2P
-  for (const char* pcie_only : {"L20-48GB", "A30-24GB", "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB"})
+  // A30: the NV4 a published matrix prints between bridged A30s, NVLink 3's 25 GB/s a link: 4 x 25 x 2 (derived).
+  CHECK(both_ways("A30-24GB") == doctest::Approx(200e9).scale(0));
+  for (const char* pcie_only : {"L20-48GB", "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB"})
     CHECK(gpu_link_spec(pcie_only).nvlinks_per_gpu == 0);
 }
 

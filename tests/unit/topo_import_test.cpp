@@ -356,6 +356,9 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       // Session 24: two 4-GPU boards without NVSwitch, every pair NV4 (A100) and NV2 (V100), inferred.
       {"4xa100-sxm4-hgx4-nv4-inferred.txt", "A100-SXM4-80GB"},
       {"4xv100-sxm2-nv2-mesh-inferred.txt", "V100-SXM2-16GB"},
+      // Session 26: A30 NVLink bridge pairs (NV4); a shell prompt after the Legend.
+      {"4xa30-nv4-pairs-1nic-vllm.txt", "A30-24GB"},
+      {"2xrtx3090-nv4-ryzen5900x-trailing-prompt.txt", "RTX3090-24GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -669,8 +672,15 @@ TEST_CASE("malformed matrices are located errors with exact text") {
   }
   SUBCASE("legend") {
     const std::string matrix = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tPIX\t0-31\n\n";
-    CHECK(test::topo_parse_error(matrix + "Legend:\n\n  X    = Self\n  oops\n") ==
-          "topo.txt:7:3: error: unexpected 'oops' in the Legend; expected lines such as 'PIX  = ...' or the NIC Legend");
+    // What follows the Legend and is not of it (a shell prompt, the next command) ends nvidia-smi's output.
+    const TopoMatrix prompt = parse_topo_matrix(matrix + "Legend:\n\n  X    = Self\n[root@5900X ~]# \nGPU7 junk\n", "topo.txt");
+    CHECK(prompt.gpu_count == 1);
+    const auto noted = [](const TopoMatrix& m, const std::string& note) { return std::count(m.notes.begin(), m.notes.end(), note); };
+    CHECK(noted(prompt, "topo.txt:7:1: note: '[root@5900X ~]#' is not part of the matrix or its Legend: skipped, with the lines "
+                        "after it") == 1);
+    // So does such a line after the rows where no Legend was printed; a row label there is still a stray row.
+    CHECK(noted(parse_topo_matrix(matrix + "== p2p status\n", "topo.txt"),
+                "topo.txt:4:1: note: '== p2p status' is not part of the matrix or its Legend: skipped, with the lines after it") == 1);
     CHECK(test::topo_parse_error(matrix + "NIC Legend:\n\n  NIC1: mlx5_1\n") ==
           "topo.txt:6:3: error: the NIC Legend names NIC1, which is not a column of the matrix");
     CHECK(test::topo_parse_error(matrix + "NIC Legend:\n\n  NIC0 mlx5_1\n") ==
