@@ -199,6 +199,24 @@ private:
                                                shown(trimmed(text.substr(t.col - 1))))));
     return State::trailing;
   }
+  // A matrix pasted as a script's comment, every line behind '#': the '#' is read as a blank (columns
+  // stay where they were), with a note. False for a line without it once the matrix came so (the end).
+  bool uncomment(std::string& line, int line_no, State state) {
+    const std::size_t hash = line.find_first_not_of(" \t");
+    const bool marked = hash != std::string::npos && line[hash] == '#';
+    if (commented_ && !marked) return hash == std::string::npos;
+    if (!marked || (!commented_ && state != State::start)) return true;
+    std::string bare = line;
+    bare[hash] = ' ';
+    const auto toks = split_tokens(bare);
+    if (!commented_ && (toks.empty() || !numbered(toks.front().text, "GPU"))) return true;
+    if (!commented_)
+      m_.notes.push_back(format_note(Location{m_.file, line_no, int(hash) + 1},
+                                     "every line of the matrix behind '#' (a script's comment): read without it"));
+    commented_ = true;
+    line = bare;
+    return true;
+  }
   // A row label of the header whose row has not come yet (blank lines between rows).
   bool row_still_missing(const std::string& label) const {
     const auto found = device_by_label_.find(label);
@@ -224,6 +242,7 @@ private:
   bool affinity_empty_noted_ = false;
   bool node_list_noted_ = false;
   bool blank_rows_noted_ = false;
+  bool commented_ = false;               // the matrix came behind '#' on every line (uncomment)
   std::vector<std::string> affinity_names_;
   std::map<std::string, int> device_by_label_;
   std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
@@ -248,6 +267,10 @@ TopoMatrix Reader::read(const std::string& text) {
     ++line_no;
     if (line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.replace(0, 3, "   ");  // UTF-8 BOM
     blank_escapes(line);
+    if (!uncomment(line, line_no, state)) {
+      if (state != State::trailing) state = trailing(line_no, split_tokens(line).front(), line);
+      continue;
+    }
     auto toks = split_tokens(line);
     bool blank = toks.empty();
     bool legend = !blank && toks[0].text == "Legend:" && toks.size() == 1;

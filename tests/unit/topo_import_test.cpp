@@ -359,6 +359,7 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       // Session 26: A30 NVLink bridge pairs (NV4); a shell prompt after the Legend.
       {"4xa30-nv4-pairs-1nic-vllm.txt", "A30-24GB"},
       {"2xrtx3090-nv4-ryzen5900x-trailing-prompt.txt", "RTX3090-24GB"},
+      {"4xa100-delta-nv4-hash-prefixed.txt", "A100-SXM4-40GB"},  // every line behind '#'
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -678,6 +679,16 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     const auto noted = [](const TopoMatrix& m, const std::string& note) { return std::count(m.notes.begin(), m.notes.end(), note); };
     CHECK(noted(prompt, "topo.txt:7:1: note: '[root@5900X ~]#' is not part of the matrix or its Legend: skipped, with the lines "
                         "after it") == 1);
+    // A matrix pasted as a script's comment: every line behind '#', read without it; a line without it ends it.
+    const TopoMatrix commented = parse_topo_matrix("# \tGPU0\tGPU1\n# GPU0\t X \tNV4\n# GPU1\tNV4\t X \nsrun ./a.out\n", "topo.txt");
+    CHECK(commented.gpu_count == 2);
+    CHECK(commented.path(0, 1).nvlinks == 4);
+    CHECK(noted(commented, "topo.txt:1:1: note: every line of the matrix behind '#' (a script's comment): read without it") == 1);
+    CHECK(noted(commented, "topo.txt:4:1: note: 'srun ./a.out' is not part of the matrix or its Legend: skipped, with the lines "
+                           "after it") == 1);
+    CHECK(test::topo_parse_error("# \tGPU0\tGPU1\n# GPU0\t X \tNV4\nsrun ./a.out\n") ==
+          "topo.txt:3:1: error: the matrix has no row for GPU1 (the header names 2 GPUs; rows are given for GPU0); tpsim does "
+          "not guess the missing paths and NUMA nodes: paste the whole `nvidia-smi topo -m` output");
     // So does such a line after the rows where no Legend was printed; a row label there is still a stray row.
     CHECK(noted(parse_topo_matrix(matrix + "== p2p status\n", "topo.txt"),
                 "topo.txt:4:1: note: '== p2p status' is not part of the matrix or its Legend: skipped, with the lines after it") == 1);
