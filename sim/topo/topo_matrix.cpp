@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <utility>
@@ -148,6 +149,43 @@ std::optional<PathEntry> parse_code(const std::string& t) {
   return e;
 }
 
+// A cell that is two or more path codes run together, as where a copy lost the tab between them
+// ("PXBNODE", "SYSSYS"): its codes with their columns; empty for anything else.
+std::vector<Token> glued_codes(const Token& t) {
+  static const char* const WORDS[] = {"NODE", "PIX", "PXB", "PHB", "SYS", "SOC", "X"};
+  std::vector<Token> codes;
+  std::size_t i = 0;
+  while (i < t.text.size()) {
+    std::size_t len = 0;
+    for (const char* w : WORDS)
+      if (t.text.compare(i, std::strlen(w), w) == 0) len = std::strlen(w);
+    if (len == 0 && t.text.compare(i, 2, "NV") == 0)
+      for (len = 2; i + len < t.text.size() && is_digit(t.text[i + len]);) ++len;
+    if (len == 0 || !parse_code(t.text.substr(i, len))) return {};
+    codes.push_back(Token{t.text.substr(i, len), t.col + int(i)});
+    i += len;
+  }
+  return codes.size() >= 2 ? codes : std::vector<Token>{};
+}
+
+// A header cell of device labels run together, as an old driver printed them ("GPU0GPU1...GPU7mlx5_0"):
+// the GPU columns numbered on from `next_gpu`, then at most one NIC column; empty for anything else.
+std::vector<Token> glued_labels(const Token& t, int next_gpu) {
+  std::vector<Token> labels;
+  std::size_t i = 0;
+  for (std::string gpu = fmt::format("GPU{}", next_gpu); t.text.compare(i, gpu.size(), gpu) == 0;
+       gpu = fmt::format("GPU{}", ++next_gpu)) {
+    labels.push_back(Token{gpu, t.col + int(i)});
+    i += gpu.size();
+  }
+  if (i < t.text.size()) {
+    const std::string rest = t.text.substr(i);
+    if (!numbered(rest, "NIC") && !is_rdma_name(rest)) return {};
+    labels.push_back(Token{rest, t.col + int(i)});
+  }
+  return labels.size() >= 2 ? labels : std::vector<Token>{};
+}
+
 std::string unknown_code_message(const std::string& t) {
   std::string msg = fmt::format("unknown path code '{}'; expected X, NV<n>, PIX, PXB, PHB, NODE or SYS", t);
   if (t == "NV" || t == "NV0") msg += " (NV needs the number of bonded links, as in NV12)";
@@ -223,11 +261,12 @@ private:
     return found != device_by_label_.end() && row_line_[found->second] == 0;
   }
 
-  void read_header(int line, const std::vector<Token>& toks);
+  void read_header(int line, std::vector<Token> toks);
   void note_elided_header(int line, const Token& t, bool before_gpus);
   void read_elided_row(int line, const std::vector<Token>& toks, std::size_t cut, int dev);
   void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
   void read_row(int line, std::vector<Token> toks, const std::string& text);
+  void unglue(int line, std::vector<Token>& toks);
   std::vector<std::pair<std::size_t, Token>> empty_affinity_cells(const std::string& text, int gpu) const;
   void store_path(int line, const Token& t, int row, int col_device);
   void read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu);
@@ -243,6 +282,7 @@ private:
   bool node_list_noted_ = false;
   bool blank_rows_noted_ = false;
   bool commented_ = false;               // the matrix came behind '#' on every line (uncomment)
+  bool glued_noted_ = false;
   std::vector<std::string> affinity_names_;
   std::map<std::string, int> device_by_label_;
   std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
@@ -341,11 +381,18 @@ TopoMatrix Reader::read(const std::string& text) {
   return std::move(m_);
 }
 
-void Reader::read_header(int line, const std::vector<Token>& toks) {
+void Reader::read_header(int line, std::vector<Token> toks) {
   std::vector<TopoDevice> gpus, nics;
   std::vector<std::pair<bool, int>> columns;  // (is_gpu, index within its kind)
   std::size_t i = 0;
   for (; i < toks.size(); ++i) {
+    if (const std::vector<Token> labels = glued_labels(toks[i], int(gpus.size())); !labels.empty()) {
+      m_.notes.push_back(format_note(Location{m_.file, line, toks[i].col},
+                                     fmt::format("'{}' is {} column names run together, as old drivers printed the header: "
+                                                 "read apart", toks[i].text, labels.size())));
+      toks.erase(toks.begin() + i);
+      toks.insert(toks.begin() + i, labels.begin(), labels.end());
+    }
     const Token& t = toks[i];
     if (t.text == "CPU" || t.text == "NUMA" || t.text == "GPU") break;
     if (is_ellipsis(t.text) || elided_) {
@@ -500,6 +547,7 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
   if (cut != toks.end()) return read_elided_row(line, toks, static_cast<std::size_t>(cut - toks.begin()), dev);
   bool gpu = m_.devices[dev].is_gpu;
   std::size_t want = 1 + column_device_.size() + (gpu ? affinity_.size() : 0);
+  if (toks.size() < want) unglue(line, toks);
   if (toks.size() < want) {
     const auto empty = empty_affinity_cells(text, dev);
     if (!empty.empty() && toks.size() + empty.size() == want) {
@@ -526,6 +574,28 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
   }
   for (std::size_t c = 0; c < column_device_.size(); ++c) store_path(line, toks[1 + c], dev, column_device_[c]);
   if (gpu) read_gpu_affinity(line, toks, 1 + column_device_.size(), dev);
+}
+
+// A short row's path cells that are codes run together (glued_codes) are read as their codes, with a
+// note for the file's first.
+void Reader::unglue(int line, std::vector<Token>& toks) {
+  for (std::size_t c = 1; c < toks.size() && c <= column_device_.size(); ++c) {
+    if (parse_code(toks[c].text)) continue;
+    const std::vector<Token> codes = glued_codes(toks[c]);
+    if (codes.empty()) continue;
+    if (!glued_noted_) {
+      std::vector<std::string> texts;
+      for (const Token& t : codes) texts.push_back(t.text);
+      m_.notes.push_back(format_note(Location{m_.file, line, toks[c].col},
+                                     fmt::format("'{}' is {} path codes run together (a tab lost in the copy): read as {}, and so "
+                                                 "for any other such cell",
+                                                 toks[c].text, codes.size(), fmt::join(texts, " and "))));
+    }
+    glued_noted_ = true;
+    toks.erase(toks.begin() + c);
+    toks.insert(toks.begin() + c, codes.begin(), codes.end());
+    c += codes.size() - 1;
+  }
 }
 
 // The header's first `...`: everything after it up to the affinity columns is dropped.

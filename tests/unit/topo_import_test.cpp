@@ -360,6 +360,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xa30-nv4-pairs-1nic-vllm.txt", "A30-24GB"},
       {"2xrtx3090-nv4-ryzen5900x-trailing-prompt.txt", "RTX3090-24GB"},
       {"4xa100-delta-nv4-hash-prefixed.txt", "A100-SXM4-40GB"},  // every line behind '#'
+      {"8xb200-16nic-glued-cells-nccl-tests333.txt", "B200-SXM-180GB"},  // NIC cells run together (PXBNODE)
+      {"8xp100-dgx1-glued-header-soc.txt", "P100-SXM2-16GB"},             // header GPU0GPU1...GPU7mlx5_0, SOC
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -689,6 +691,29 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(test::topo_parse_error("# \tGPU0\tGPU1\n# GPU0\t X \tNV4\nsrun ./a.out\n") ==
           "topo.txt:3:1: error: the matrix has no row for GPU1 (the header names 2 GPUs; rows are given for GPU0); tpsim does "
           "not guess the missing paths and NUMA nodes: paste the whole `nvidia-smi topo -m` output");
+    // Path cells run together where a copy lost a tab (nccl-tests#333's B200 matrix: PXBNODE, SYSSYS) are
+    // read as their codes in a row one cell short; a cell that is not codes run together stays an error.
+    const TopoMatrix glued = parse_topo_matrix("\tGPU0\tGPU1\tNIC0\tNIC1\n"
+                                               "GPU0\t X \tNV18\tPXBNODE\n"
+                                               "GPU1\tNV18\t X \tSYSSYS\n"
+                                               "NIC0\tPXB\tSYS\t X NODE\n"
+                                               "NIC1\tNODE\tSYS\tNODE\t X \n", "topo.txt");
+    CHECK(glued.path(0, 2).code == PathCode::PXB);
+    CHECK(glued.path(0, 3).code == PathCode::NODE);
+    CHECK(glued.path(1, 3).code == PathCode::SYS);
+    CHECK(noted(glued, "topo.txt:2:15: note: 'PXBNODE' is 2 path codes run together (a tab lost in the copy): read as PXB and "
+                       "NODE, and so for any other such cell") == 1);
+    CHECK(test::topo_parse_error("\tGPU0\tGPU1\tNIC0\tNIC1\nGPU0\t X \tNV18\tPXBNOD\n") ==
+          "topo.txt:2:21: error: row GPU0 has 3 entries but the header has 4 columns (4 devices)");
+    // An old driver's header, column names run together: read apart, GPUs numbered on, then one NIC.
+    const TopoMatrix old_header = parse_topo_matrix("\t    GPU0GPU1mlx5_0\tCPU Affinity\nGPU0\t X \tNV1\tPIX\t0-9\n"
+                                                    "GPU1\tNV1\t X \tPIX\t0-9\nmlx5_0\tPIX\tPIX\t X \n", "topo.txt");
+    CHECK(old_header.gpu_count == 2);
+    CHECK(old_header.nic_names() == std::vector<std::string>{"mlx5_0"});
+    CHECK(noted(old_header, "topo.txt:1:6: note: 'GPU0GPU1mlx5_0' is 3 column names run together, as old drivers printed the "
+                            "header: read apart") == 1);
+    CHECK(test::topo_parse_error("\tGPU0GPU2\tCPU Affinity\nGPU0\t X \t0-9\n") ==
+          "topo.txt:1:2: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found 'GPU0GPU2'");
     // So does such a line after the rows where no Legend was printed; a row label there is still a stray row.
     CHECK(noted(parse_topo_matrix(matrix + "== p2p status\n", "topo.txt"),
                 "topo.txt:4:1: note: '== p2p status' is not part of the matrix or its Legend: skipped, with the lines after it") == 1);
