@@ -29,6 +29,11 @@ CollectiveModel model_of(const Topology& topo, const std::string& nccl_version) 
   return CollectiveModel(topo, spec, nullptr);
 }
 
+// The note a release that lacks `what` adds (CollectiveModel::group_notes).
+std::vector<std::string> predates(const std::string& version, const std::string& what) {
+  return {"NCCL " + version + " predates " + what + ", which these GPUs and links would run: simulated without, as that release ran"};
+}
+
 }  // namespace
 
 TEST_CASE("the NCCL release that brought each algorithm and LL128; an unknown version offers all") {
@@ -51,17 +56,13 @@ TEST_CASE("NCCL 2.16 on 8 H100s runs no NVLS, 2.4 on 8 A100s no LL128, and each 
   CHECK(model_of(h100, "2.17.1").plan(CollectiveOp::all_reduce, 256 * MiB, first(8)).algorithm == Algorithm::nvls);
   const CollectiveModel old_h100 = model_of(h100, "2.16.5");
   CHECK(old_h100.plan(CollectiveOp::all_reduce, 256 * MiB, first(8)).algorithm == Algorithm::ring);
-  CHECK(old_h100.group_notes(CollectiveOp::all_reduce, first(8)) ==
-        std::vector<std::string>{"NCCL 2.16.5 predates NVLS (NCCL 2.17), which these GPUs and links would run: simulated without, "
-                                 "as that release ran"});
+  CHECK(old_h100.group_notes(CollectiveOp::all_reduce, first(8)) == predates("2.16.5", "NVLS (NCCL 2.17)"));
   // 4 MiB on 8 A100 ranks: LL128 from 2.5; NCCL 2.4 had LL and Simple only.
   const Topology a100(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   CHECK(model_of(a100, "2.5.6").plan(CollectiveOp::all_reduce, 4 * MiB, first(8)).protocol == Protocol::LL128);
   const CollectiveModel old_a100 = model_of(a100, "2.4.8");
   CHECK(old_a100.plan(CollectiveOp::all_reduce, 4 * MiB, first(8)).protocol == Protocol::Simple);
-  CHECK(old_a100.group_notes(CollectiveOp::all_reduce, first(8)) ==
-        std::vector<std::string>{"NCCL 2.4.8 predates LL128 (NCCL 2.5), which these GPUs and links would run: simulated without, "
-                                 "as that release ran"});
+  CHECK(old_a100.group_notes(CollectiveOp::all_reduce, first(8)) == predates("2.4.8", "LL128 (NCCL 2.5)"));
   CHECK(model_of(a100, "").group_notes(CollectiveOp::all_reduce, first(8)).empty());
 }
 
@@ -72,6 +73,5 @@ TEST_CASE("before NCCL 2.4 an all-reduce across nodes runs rings, not a tree") {
   CHECK(old.plan(CollectiveOp::all_reduce, 64 * 1024.0, first(16)).algorithm == Algorithm::ring);
   const auto notes = old.group_notes(CollectiveOp::all_reduce, first(16));
   REQUIRE_FALSE(notes.empty());
-  CHECK(notes.front() == "NCCL 2.3.7 predates NVLS-tree (NCCL 2.18), LL128 (NCCL 2.5), tree (NCCL 2.4), which these GPUs and "
-                         "links would run: simulated without, as that release ran");
+  CHECK(notes.front() == predates("2.3.7", "NVLS-tree (NCCL 2.18), LL128 (NCCL 2.5), tree (NCCL 2.4)").front());
 }
