@@ -49,6 +49,8 @@ bool all_digits(const std::string& s, std::size_t from) {
          std::all_of(s.begin() + static_cast<long>(from), s.end(), is_digit);
 }
 
+bool names_gpu(const Token& t) { return t.text.size() > 3 && t.text.compare(0, 3, "GPU") == 0 && is_digit(t.text[3]); }
+
 // "GPU12" with prefix "GPU" -> 12.
 std::optional<int> numbered(const std::string& s, const std::string& prefix) {
   if (s.rfind(prefix, 0) != 0 || !all_digits(s, prefix.size())) return std::nullopt;

@@ -29,6 +29,9 @@ bool is_ellipsis(const std::string& s);
 // Whether s[from..] is one or more digits.
 bool all_digits(const std::string& s, std::size_t from);
 
+// A cell that starts a GPU column's name: GPU<n>, or GPU<n> run together with others (glued_labels).
+bool names_gpu(const Token& t);
+
 // "GPU12" with prefix "GPU" -> 12.
 std::optional<int> numbered(const std::string& s, const std::string& prefix);
 

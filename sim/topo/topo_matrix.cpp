@@ -88,6 +88,35 @@ private:
     line = bare;
     return true;
   }
+  // A Markdown or reStructuredText table made from the matrix: its borders and separator rows are
+  // skipped (false), its '|' and the '*' of bold cells read as blanks (columns stay), with a note.
+  bool untable(std::string& line, int line_no) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || (line[first] != '|' && line[first] != '+')) return true;
+    if (line.find_first_not_of("+-=|: \t\r", first) == std::string::npos) return false;  // a border
+    if (line[first] != '|') return true;
+    if (!table_noted_)
+      m_.notes.push_back(format_note(Location{m_.file, line_no, int(first) + 1},
+                                     "the matrix is a Markdown or reStructuredText table: its borders skipped, '|' and bold '*' "
+                                     "read as blanks"));
+    table_noted_ = true;
+    std::replace_if(line.begin(), line.end(), [](char c) { return c == '|' || c == '*'; }, ' ');
+    return true;
+  }
+  // Lines above the matrix that name no GPU column, skipped: one note when the header comes; the
+  // refusal at the first of them when it never does.
+  struct Skipped {
+    int line;
+    Token first;
+    std::string text;  // the first line, from its first cell
+    int lines;
+  };
+  void note_skipped_before_header() {
+    if (!skipped_) return;
+    m_.notes.push_back(format_note(Location{m_.file, skipped_->line, skipped_->first.col},
+                                   fmt::format("'{}'{} before the matrix, skipped", shown(skipped_->text),
+                                               skipped_->lines > 1 ? fmt::format(" and {} more lines", skipped_->lines - 1) : "")));
+  }
   // A row label of the header whose row has not come yet (blank lines between rows).
   bool row_still_missing(const std::string& label) const {
     const auto found = device_by_label_.find(label);
@@ -116,6 +145,8 @@ private:
   bool blank_rows_noted_ = false;
   bool commented_ = false;               // the matrix came behind '#' on every line (uncomment)
   bool glued_noted_ = false;
+  bool table_noted_ = false;
+  std::optional<Skipped> skipped_;       // lines above the header that name no GPU
   std::vector<std::string> affinity_names_;
   std::map<std::string, int> device_by_label_;
   std::vector<int> row_line_;            // per device: line of its row, 0 = none yet
@@ -140,6 +171,7 @@ TopoMatrix Reader::read(const std::string& text) {
     ++line_no;
     if (line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.replace(0, 3, "   ");  // UTF-8 BOM
     blank_escapes(line);
+    if (!untable(line, line_no)) continue;
     if (!uncomment(line, line_no, state)) {
       if (state != State::trailing) state = trailing(line_no, split_tokens(line).front(), line);
       continue;
@@ -163,6 +195,12 @@ TopoMatrix Reader::read(const std::string& text) {
                                          fmt::format("the title '{}' before the matrix, skipped", shown(line.substr(toks[0].col - 1)))));
           continue;
         }
+        if (std::none_of(toks.begin(), toks.end(), names_gpu)) {  // a line above the matrix: a timestamp, a sentence
+          if (!skipped_) skipped_ = Skipped{line_no, toks[0], trimmed(line.substr(toks[0].col - 1)), 0};
+          ++skipped_->lines;
+          continue;
+        }
+        note_skipped_before_header();
         read_header(line_no, toks);
         state = State::rows;
         last_row_line = line_no;
@@ -198,7 +236,9 @@ TopoMatrix Reader::read(const std::string& text) {
         else if (!blank && !(toks.size() >= 2 && toks[1].text == "=")) state = trailing(line_no, toks[0], line);
         break;
       case State::nic_legend:
-        if (!blank) read_nic_legend(line_no, toks);
+        if (blank) break;
+        if (toks[0].text.rfind("NIC", 0) == 0) read_nic_legend(line_no, toks);
+        else state = trailing(line_no, toks[0], line);
         break;
       case State::trailing:
         break;
@@ -207,6 +247,9 @@ TopoMatrix Reader::read(const std::string& text) {
   if (state == State::start && command_line)
     fail(command_line + 1, 1, fmt::format("no matrix after the command line on line {}; expected the output of `nvidia-smi topo -m`",
                                           command_line));
+  if (state == State::start && skipped_)
+    fail(skipped_->line, skipped_->first,
+         fmt::format("expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found '{}'", skipped_->first.text));
   if (state == State::start)
     fail(1, 1, "empty topology file; expected the output of `nvidia-smi topo -m`");
   check_complete(last_row_line + 1);

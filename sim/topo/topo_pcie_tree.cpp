@@ -193,13 +193,19 @@ void check_consistency(const TopoMatrix& m, const Matrix& d, const std::vector<i
       if (!pcie_given(e) || d[a][b] >= distance_of(e.code)) continue;
       int k = witness(a, b, distance_of(e.code));
       if (k < 0) throw std::logic_error("infer_pcie_tree: a smaller closure without an intermediate");
+      // A leg as the closure has it, and the matrix's own code where that differs (an NV# pair, whose
+      // PCIe path comes from the NUMA columns; a code the closure shortened).
+      auto leg = [&](int x, int y) {
+        std::string text = fmt::format("{}-{} {}", node_name(m, nodes, x), node_name(m, nodes, y), path_code_name(code_of(d[x][y])));
+        if (x < n && y < n && m.path(x, y).given && m.path(x, y).code != code_of(d[x][y]))
+          text += fmt::format(" (the matrix says {})", m.path(x, y).text());
+        return text;
+      };
       fail_at(m, e,
               fmt::format("{} between {} and {} contradicts the rest of the matrix: through {} they are at most {} "
-                          "apart ({}-{} {}, {}-{} {})",
+                          "apart ({}, {})",
                           e.text(), m.devices[a].label, m.devices[b].label, node_name(m, nodes, k),
-                          path_code_name(code_of(d[a][b])), m.devices[a].label, node_name(m, nodes, k),
-                          path_code_name(code_of(d[a][k])), node_name(m, nodes, k), m.devices[b].label,
-                          path_code_name(code_of(d[k][b]))));
+                          path_code_name(code_of(d[a][b])), leg(a, k), leg(k, b)));
     }
   for (std::size_t s = 0; s < nodes.size(); ++s)
     for (std::size_t t = s + 1; t < nodes.size(); ++t) {

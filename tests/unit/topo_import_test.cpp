@@ -362,6 +362,9 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xa100-delta-nv4-hash-prefixed.txt", "A100-SXM4-40GB"},  // every line behind '#'
       {"8xb200-16nic-glued-cells-nccl-tests333.txt", "B200-SXM-180GB"},  // NIC cells run together (PXBNODE)
       {"8xp100-dgx1-glued-header-soc.txt", "P100-SXM2-16GB"},             // header GPU0GPU1...GPU7mlx5_0, SOC
+      {"8xa100-80g-k8s-3nic-bond-nic-legend-prompt.txt", "A100-SXM4-80GB"},  // a prompt after the NIC Legend
+      {"4xgb300-azure-nd-v6-markdown-table.txt", "GB300-278GB"},             // a Markdown table
+      {"4xa100-nv4-timestamp-title-numa-range.txt", "A100-SXM4-80GB"},       // a script's title line above
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -714,6 +717,24 @@ TEST_CASE("malformed matrices are located errors with exact text") {
                             "header: read apart") == 1);
     CHECK(test::topo_parse_error("\tGPU0GPU2\tCPU Affinity\nGPU0\t X \t0-9\n") ==
           "topo.txt:1:2: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found 'GPU0GPU2'");
+    // After the NIC Legend too, a line that is no NIC entry ends the output.
+    CHECK(noted(parse_topo_matrix(matrix + "NIC Legend:\n\n  NIC0: mlx5_0\n\nroot@node:/drivers#\n", "topo.txt"),
+                "topo.txt:8:1: note: 'root@node:/drivers#' is not part of the matrix or its Legend: skipped, with the lines after "
+                "it") == 1);
+    // Lines above the header that name no GPU (a script's title) are skipped, one note for them all; with
+    // no header after them, the refusal names the first.
+    const TopoMatrix titled = parse_topo_matrix("--- Topology at 09:34:37 ---\nrun 2\n" + matrix, "topo.txt");
+    CHECK(titled.gpu_count == 1);
+    CHECK(noted(titled, "topo.txt:1:1: note: '--- Topology at 09:34:37 ---' and 1 more lines before the matrix, skipped") == 1);
+    CHECK(test::topo_parse_error("--- Topology ---\n\nno matrix here\n") ==
+          "topo.txt:1:1: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found '---'");
+    // A Markdown table made from the matrix: separator rows skipped, '|' and bold read as blanks.
+    const TopoMatrix markdown = parse_topo_matrix("| | GPU0 | GPU1 | NUMA Affinity |\n|---|---|---|---|\n"
+                                                  "| GPU0 | X | **NV4** | 0 |\n| GPU1 | **NV4** | X | 0 |\n", "topo.txt");
+    CHECK(markdown.path(0, 1).nvlinks == 4);
+    CHECK(markdown.numa_node == std::vector<int>{0, 0});
+    CHECK(noted(markdown, "topo.txt:1:1: note: the matrix is a Markdown or reStructuredText table: its borders skipped, '|' and "
+                          "bold '*' read as blanks") == 1);
     // So does such a line after the rows where no Legend was printed; a row label there is still a stray row.
     CHECK(noted(parse_topo_matrix(matrix + "== p2p status\n", "topo.txt"),
                 "topo.txt:4:1: note: '== p2p status' is not part of the matrix or its Legend: skipped, with the lines after it") == 1);
@@ -757,7 +778,10 @@ TEST_CASE("malformed matrices are located errors with exact text") {
                                                  "NIC0\tPXB\tSYS\t X \tSYS\n"
                                                  "NIC1\tSYS\tPXB\tSYS\t X \n", "topo.txt");
     const PcieTree split = infer_pcie_tree(nic_sys);
-    CHECK(split.numa_note.find("topo.txt:2:19: note: SYS between GPU0 and NIC1 contradicts the rest of the matrix") == 0);
+    // Its legs as the NUMA column makes them, and what the matrix says where that differs (an NV# pair
+    // has no PCIe code of its own; the column puts NIC0 on GPU1's node).
+    CHECK(split.numa_note.find("topo.txt:2:19: note: SYS between GPU0 and NIC1 contradicts the rest of the matrix: through GPU1 "
+                               "they are at most NODE apart (GPU0-GPU1 NODE (the matrix says NV12), GPU1-NIC1 PXB)") == 0);
     CHECK(split.numa[0] != split.numa[1]);
     CHECK(split.numa[0] == split.numa[2]);  // NIC0 with GPU0
     CHECK(split.numa[1] == split.numa[3]);  // NIC1 with GPU1
