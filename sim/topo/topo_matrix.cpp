@@ -7,8 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <utility>
