@@ -735,6 +735,12 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(markdown.numa_node == std::vector<int>{0, 0});
     CHECK(noted(markdown, "topo.txt:1:1: note: the matrix is a Markdown or reStructuredText table: its borders skipped, '|' and "
                           "bold '*' read as blanks") == 1);
+    // A reStructuredText grid table: its +---+ and +===+ borders skipped as well.
+    const TopoMatrix grid = parse_topo_matrix("+------+------+------+\n|      | GPU0 | GPU1 |\n+======+======+======+\n"
+                                              "| GPU0 | X    | NV12 |\n+------+------+------+\n| GPU1 | NV12 | X    |\n"
+                                              "+------+------+------+\n", "topo.txt");
+    CHECK(grid.gpu_count == 2);
+    CHECK(grid.path(1, 0).nvlinks == 12);
     // So does such a line after the rows where no Legend was printed; a row label there is still a stray row.
     CHECK(noted(parse_topo_matrix(matrix + "== p2p status\n", "topo.txt"),
                 "topo.txt:4:1: note: '== p2p status' is not part of the matrix or its Legend: skipped, with the lines after it") == 1);
