@@ -52,10 +52,7 @@ Algorithm forced_algorithm_of(const std::string& name, int nodes) {
   return name == "tree" ? Algorithm::tree : name == "direct" ? Algorithm::direct : Algorithm::ring;
 }
 
-// The log's largest timed size against the box's uncalibrated model (tpsim collective on the
-// platform, a process per GPU, NCCL's own choice): how far the measured box sits from the pace its
-// links allow, which the calibration then carries to any box it is used on. nullopt for an op the
-// model does not run.
+// A row with an out-of-place time.
 bool timed(const fit::NcclRow& r) { return r.out_of_place.time_us > 0; }
 
 // The log's largest size with an out-of-place time; nullptr when none has one.
@@ -64,6 +61,10 @@ const fit::NcclRow* largest_timed_row(const fit::NcclLog& log) {
   return row == log.rows.rend() ? nullptr : &*row;
 }
 
+// The log's largest timed size against the box's uncalibrated model (tpsim collective on the
+// platform, a process per GPU, NCCL's own choice): how far the measured box sits from the pace its
+// links allow, which the calibration then carries to any box it is used on. nullopt for an op the
+// model does not run.
 std::optional<std::string> largest_size_note(const fit::NcclLog& log, const CollectiveModel& reference, const std::vector<int>& gpus) {
   const fit::NcclRow* timed = largest_timed_row(log);
   if (!timed || !is_swept(log.op)) return std::nullopt;

@@ -143,6 +143,8 @@ struct GroupSummary {
   // NVLS-tree offered: an all-reduce across nodes of Hopper-or-later GPUs, at least 2 per node,
   // every edge within a node through NVSwitch ports (NCCL enables NVLS_TREE only across nodes).
   bool nvls_tree_possible = false;
+  // A tree offered: an all-reduce across nodes (NCCL's tree across nodes, from 2.4).
+  bool tree_possible = false;
   // What the GPUs and links allow but the given NCCL release does not offer yet (nccl_release_of):
   // "LL128 (NCCL 2.5)", "NVLS (NCCL 2.17)", "NVLS-tree (NCCL 2.18)"; withheld from the choice.
   std::vector<std::string> not_in_release;

@@ -316,12 +316,11 @@ std::vector<DirectedLink> CollectiveModel::links_used(const std::vector<int>& gp
   return {used.begin(), used.end()};
 }
 
-// Direct for 2 ranks, tree for an all-reduce across nodes, ring otherwise, unless the
-// scenario forces one that applies.
-Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, std::size_t nodes) const {
+// Direct for 2 ranks, tree for an all-reduce across nodes (where the release has it), ring otherwise,
+// unless the scenario forces one that applies.
+Algorithm CollectiveModel::choose_algorithm(CollectiveOp op, int n, bool tree_possible) const {
   if (op == CollectiveOp::all_to_all) return Algorithm::direct;  // NCCL's alltoall: grouped sends to every peer
-  const bool tree = nodes > 1 && op == CollectiveOp::all_reduce && nccl_offers(spec_.nccl_version, nccl_release_of(Algorithm::tree));
-  Algorithm alg = n == 2 ? Algorithm::direct : (tree ? Algorithm::tree : Algorithm::ring);
+  Algorithm alg = n == 2 ? Algorithm::direct : (tree_possible ? Algorithm::tree : Algorithm::ring);
   if (spec_.algorithm == "ring") alg = Algorithm::ring;
   if (spec_.algorithm == "tree" && op == CollectiveOp::all_reduce) alg = Algorithm::tree;
   if (spec_.algorithm == "direct" && n == 2) alg = Algorithm::direct;
@@ -603,8 +602,8 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   withhold_unreleased(g.nvls_possible, "NVLS", nccl_release_of(Algorithm::nvls), g);
   withhold_unreleased(g.nvls_tree_possible, "NVLS-tree", nccl_release_of(Algorithm::nvls_tree), g);
   withhold_unreleased(g.ll128_enabled, "LL128", NCCL_LL128_RELEASE, g);
-  bool tree = g.nodes > 1 && op == CollectiveOp::all_reduce;  // choose_algorithm withholds it too
-  withhold_unreleased(tree, "tree", nccl_release_of(Algorithm::tree), g);
+  g.tree_possible = g.nodes > 1 && op == CollectiveOp::all_reduce;
+  withhold_unreleased(g.tree_possible, "tree", nccl_release_of(Algorithm::tree), g);
   g.port_Bps = port;
   if (g.nodes > 1) tree_rates(op, channel_rings, g);
   return g;
@@ -619,7 +618,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   const GroupSummary g = summary(op, gpus);
   plan.worst_class = g.worst_class;
   plan.staged = g.staged;
-  plan.algorithm = choose_algorithm(op, plan.nranks, std::size_t(g.nodes));
+  plan.algorithm = choose_algorithm(op, plan.nranks, g.tree_possible);
   plan.bus_bytes = size_B * bus_factor(op, plan.nranks);
   if (const auto cp = calibrated_piece(op, g, size_B))
     apply_piece(plan, *cp);

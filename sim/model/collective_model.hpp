@@ -112,7 +112,7 @@ private:
     const CollectivePiece* piece;
   };
   std::optional<CalibratedPiece> calibrated_piece(CollectiveOp op, const GroupSummary& g, double size_B) const;
-  Algorithm choose_algorithm(CollectiveOp op, int nranks, std::size_t nodes) const;
+  Algorithm choose_algorithm(CollectiveOp op, int nranks, bool tree_possible) const;
   // Sets the plan's algorithm, protocol, latency and bus bandwidth from a calibrated piece.
   void apply_piece(CollectivePlan& plan, const CalibratedPiece& cp) const;
   // Sets the plan's protocol, latency and bus bandwidth: the fastest protocol allowed.

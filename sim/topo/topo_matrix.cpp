@@ -72,17 +72,16 @@ private:
   // stay where they were), with a note. False for a line without it once the matrix came so (the end).
   bool uncomment(std::string& line, int line_no, State state) {
     const std::size_t hash = line.find_first_not_of(" \t");
-    const bool marked = hash != std::string::npos && line[hash] == '#';
-    if (commented_ && !marked) return hash == std::string::npos;
-    if (!marked || (!commented_ && state != State::start)) return true;
+    if (hash == std::string::npos || line[hash] != '#') return !commented_ || hash == std::string::npos;
     std::string bare = line;
     bare[hash] = ' ';
-    const auto toks = split_tokens(bare);
-    if (!commented_ && (toks.empty() || !numbered(toks.front().text, "GPU"))) return true;
-    if (!commented_)
+    if (!commented_) {  // only a header behind '#' starts it
+      const auto toks = split_tokens(bare);
+      if (state != State::start || toks.empty() || !names_gpu(toks.front())) return true;
       m_.notes.push_back(format_note(Location{m_.file, line_no, int(hash) + 1},
                                      "every line of the matrix behind '#' (a script's comment): read without it"));
-    commented_ = true;
+      commented_ = true;
+    }
     line = bare;
     return true;
   }
