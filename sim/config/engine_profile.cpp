@@ -60,13 +60,13 @@ std::vector<EngineProfile> build() {
        .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128"},
       {.name = "tgi",
        .description = "Text Generation Inference: a Rust router, a Python process per shard, NCCL all-reduce, CUDA graphs up to 32",
-       .cuda_graph_max_batch = 32, .all_reduce_jitter_s = spread, .max_num_seqs = 128, .max_batched_tokens = 4096,
+       .custom_all_reduce = std::nullopt, .cuda_graph_max_batch = 32, .all_reduce_jitter_s = spread, .max_num_seqs = 128, .max_batched_tokens = 4096,
        .chunked_prefill = true,
        .source = "text-generation-inference launcher/src/main.rs @db931fcf: --cuda-graphs 1,2,4,8,16,32, max_concurrent_requests 128, "
                  "max_batch_prefill_tokens 4096, PREFILL_CHUNKING 1; layers/tensor_parallel.py: torch.distributed.all_reduce (NCCL)"},
       {.name = "nccl",
        .description = "plain NCCL for every collective (the baseline: what nccl-tests measures), CUDA graphs on",
-       .source = "tpsim's collective model alone"},
+       .custom_all_reduce = std::nullopt, .source = "tpsim's collective model alone"},
   };
 }
 
