@@ -90,7 +90,13 @@ constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
 // NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
 // once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
 // ports, 480 GB/s busbw in the recorded DGX H100 log).
+// Blackwell reaches less of its port: NCCL's tuner counts NVLS at nvlsEfficiency of the NVLink
+// bandwidth, 0.85 on Hopper and 0.74 on Blackwell (tuning.cc), so a GPU from Blackwell on runs at
+// 0.74 / 0.85 of the Hopper share measured here (nvls_generation_share), 0.54 of its port. Checked, not
+// fitted: a published 8x HGX B200 sweep (tests/data/measured/nccl/8x-b200-hgx-vultr-2026.log) reaches
+// 481.7 GB/s algbw at 16 GiB, 0.535 of the 900 GB/s port (0.62 would have it 14% faster).
 constexpr double NVLS_EFF = 0.62;
+constexpr double NCCL_NVLS_EFFICIENCY_HOPPER = 0.85, NCCL_NVLS_EFFICIENCY_BLACKWELL = 0.74;
 // NVLS streams only once its pipeline is full: the recorded DGX H100 log's NVLS sizes (16 MiB and
 // up) fit 67 us + bus bytes / 468 GB/s; NCCL's own base latency (18-25 us) leaves 16-128 MiB
 // 25-35% too fast.
@@ -103,7 +109,7 @@ constexpr double NVLS_BASE_LAT = 55.0 * US;
 // 0.62). Checked on two logs it was not fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE
 // 231 us + S / 259 GB/s, 2x H100 InfiniBand with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
 constexpr double NVLS_TREE_NET_STEP = 80.0 * US;
-constexpr double NVLS_TREE_EFF = 0.56;
+constexpr double NVLS_TREE_EFF = 0.56;  // Hopper's; later GPUs x nvls_generation_share, as NVLS_EFF
 // NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
 // that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
 // H100 all_gather ring (450 GB/s ports), both in calibrate/recorded. Platforms declare wire rates.
@@ -206,9 +212,13 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
   return base + (steps - inter) * std::max(intra_hop, overhead) + inter * net;
 }
 
+double nvls_generation_share(int compute_capability) {
+  return compute_capability >= 100 ? NCCL_NVLS_EFFICIENCY_BLACKWELL / NCCL_NVLS_EFFICIENCY_HOPPER : 1.0;
+}
+
 // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps, int compute_capability) {
-  if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * bus_factor(op, n);
+  if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * nvls_generation_share(compute_capability) * bus_factor(op, n);
   if (p == Protocol::LL128 && op == CollectiveOp::all_reduce && c == PathClass::NVL && !staged && !hopper_or_later(compute_capability))
     return raw_Bps * LL128_ALL_REDUCE_EFF;
   if (a == Algorithm::tree && c == PathClass::NET && p == Protocol::LL) return raw_Bps * TREE_LL_NET_EFF;  // then ll_max_bus_Bps
@@ -220,8 +230,9 @@ double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
 
 double ll128_chain_bus_Bps(double port_Bps) { return port_Bps * LL128_ALL_REDUCE_EFF; }
 
-double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps) {
-  return bus_factor(op, n) * std::min(port_Bps * NVLS_TREE_EFF, node_net_Bps / nvls_tree_net_share(nodes));
+double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps, int compute_capability) {
+  return bus_factor(op, n) *
+         std::min(port_Bps * NVLS_TREE_EFF * nvls_generation_share(compute_capability), node_net_Bps / nvls_tree_net_share(nodes));
 }
 
 namespace {
@@ -280,8 +291,9 @@ double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {
   return size_B * (network ? nvls_tree_net_share(nodes) : 2.0) / rings;
 }
 
-double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network) {
-  return network ? size_B * nvls_tree_net_share(nodes) / gpus_per_node : size_B / (NVLS_TREE_EFF * (gpus_per_node - 1));
+double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network, int compute_capability) {
+  return network ? size_B * nvls_tree_net_share(nodes) / gpus_per_node
+                 : size_B / (NVLS_TREE_EFF * nvls_generation_share(compute_capability) * (gpus_per_node - 1));
 }
 
 // NCCL caps the LL protocol's bus bandwidth (tuning.cc llMaxBws): on one node by GPU generation

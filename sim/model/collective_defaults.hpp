@@ -76,17 +76,20 @@ double payload_share(Protocol p);
 // NVLS (every GPU sends S into the switch and reads S back, at NVLS_TREE_EFF of its port), across nodes
 // NCCL's double binary tree, which moves S per node each way on 2 nodes and 2S beyond (tuning.cc
 // halves bwInter beyond 2 nodes), over the node's NICs at TREE_NET_EFF:
-//   algbw = min(port x NVLS_TREE_EFF, node NICs x TREE_NET_EFF / (1 on 2 nodes, 2 beyond)),
+//   algbw = min(port x NVLS_TREE_EFF x nvls_generation_share, node NICs x TREE_NET_EFF / (1 on 2 nodes, 2 beyond)),
 //   latency = NVLS's + 2 log2(nodes) network steps.
 // A ring all-reduce moves 2(N-1)/N S per node each way, so on 2 nodes the tree needs half the network.
 // Across nodes an LL128 all-reduce also runs its chain within each node at LL128_ALL_REDUCE_EFF
 // of a GPU's NVLink port: its bus bandwidth is at most this.
 double ll128_chain_bus_Bps(double port_Bps);
-double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_Bps, double node_net_Bps);
+// NVLS and NVLS-tree shares of a GPU's port are Hopper's measured ones times this: NCCL's nvlsEfficiency
+// of the GPU's generation over Hopper's (tuning.cc: 0.74 / 0.85 from Blackwell, sm_100, on; 1 before).
+double nvls_generation_share(int compute_capability);
+double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_Bps, double node_net_Bps, int compute_capability);
 // The bytes of one edge of the rail rings that stand for an NVLS-tree's traffic, so that the
 // flows take algbw's time alone: each GPU's network edge carries its NIC's share of the tree,
 // S x (1 on 2 nodes, 2 beyond) / (TREE_NET_EFF k), its k - 1 edges within the node S / (NVLS_TREE_EFF (k - 1)).
-double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network);
+double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network, int compute_capability);
 
 // A tree across nodes (NCCL's double binary tree between the nodes, a chain within each): every
 // channel's chain carries its share of S up and its share of the result back down each edge within

@@ -81,7 +81,7 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
   LineCosts c{default_latency_s(p, a, op, g.latency_path()) + latency_steps(a, op, n) * g.wire_latency_s,
-          a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps)
+          a == Algorithm::nvls_tree ? nvls_tree_bus_bw_Bps(op, n, g.nodes, g.port_Bps, g.node_net_Bps, g.compute_capability)
           : tree_shaped(a, p, g)    ? tree_bus_bw_Bps(p, op, n, g.nodes, g.intra_class, g.chain_Bps, g.node_net_Bps)
                                     : default_bus_bw_Bps(p, a, op, n, g.worst_class, g.staged, g.staged ? g.staged_Bps : g.raw_Bps,
                                                        g.compute_capability),
@@ -431,7 +431,7 @@ void CollectiveModel::add_flows(CollectivePlan& plan, const std::vector<std::vec
     for (const auto& [a, b] : edges(plan.op, ring)) {
       const GpuPath& path = topology_.path(a, b, local_gpus(topology_, ring, a));
       const bool network = path.path_class == PathClass::NET;
-      const double bytes = plan.algorithm == Algorithm::nvls_tree ? nvls_tree_edge_bytes(plan.size_B, nodes, k, network)
+      const double bytes = plan.algorithm == Algorithm::nvls_tree ? nvls_tree_edge_bytes(plan.size_B, nodes, k, network, g.compute_capability)
                            : tree                                ? tree_edge_bytes(plan.size_B, g.nodes, k, network)
                                                                  : per_ring / efficiency;
       for (const auto& leg : path.legs) {

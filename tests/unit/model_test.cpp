@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "config/model_card.hpp"
+#include "model/collective_defaults.hpp"
 #include "model/domains.hpp"
 #include "model/flow_solver.hpp"
 #include "report/writers.hpp"
@@ -131,6 +132,11 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   CHECK(big.algorithm == Algorithm::nvls);
   CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
+  // Blackwell (sm_100) reaches less of its port: 0.62 x NCCL's nvlsEfficiency 0.74 / 0.85 (tuning.cc), 0.54.
+  CHECK(nvls_generation_share(90) == 1.0);
+  CHECK(nvls_generation_share(100) == doctest::Approx(0.74 / 0.85).scale(0));
+  CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::nvls, CollectiveOp::all_reduce, 8, PathClass::NVL, false, 900e9, 100) ==
+        doctest::Approx(0.62 * 0.74 / 0.85 * 900e9 * 1.75).scale(0));
   // Not on A100's NVSwitch (NVLink SHARP needs Hopper's third-generation switch): a ring at 80% of
   // the 300 GB/s port, 240 GB/s, against the recorded 235 GB/s of 8x A100 at 8 GiB.
   Topology a100(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");

@@ -106,9 +106,14 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   CHECK(default_latency_s(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, LatencyPath{32, PathClass::NET, false, 4}) ==
         doctest::Approx(375 * US).scale(0));
   // algbw = min(port x 0.56, node NICs x 0.92 / (1 on 2 nodes, 2 beyond)); busbw = algbw x 2(N-1)/N.
-  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 400e9) == doctest::Approx(450e9 * 0.56 * 30 / 16).scale(0));
-  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 200e9) == doctest::Approx(200e9 * 0.92 * 30 / 16).scale(0));
-  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 32, 4, 450e9, 400e9) == doctest::Approx(400e9 * 0.92 / 2 * 62 / 32).scale(0));
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 400e9, 90) == doctest::Approx(450e9 * 0.56 * 30 / 16).scale(0));
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 200e9, 90) == doctest::Approx(200e9 * 0.92 * 30 / 16).scale(0));
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 32, 4, 450e9, 400e9, 90) == doctest::Approx(400e9 * 0.92 / 2 * 62 / 32).scale(0));
+  // Blackwell (sm_100): the NVLS part at 0.56 x NCCL's nvlsEfficiency 0.74 / 0.85 of a 900 GB/s port, 439 GB/s,
+  // above 8 x 50 GB/s NICs x 0.92 = 368 GB/s on 2 nodes: the NICs still bound it; with 16 NICs the port does.
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 900e9, 400e9, 100) == doctest::Approx(400e9 * 0.92 * 30 / 16).scale(0));
+  CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 900e9, 800e9, 100) ==
+        doctest::Approx(900e9 * 0.56 * 0.74 / 0.85 * 30 / 16).scale(0));
 
   const double S = 1 << 30;  // 1 GiB: past the size where the tree's 92 us + S x 1.875 / 400 GB/s is cheaper
   const auto plan_on = [&](const std::string& platform, double size_B) {
