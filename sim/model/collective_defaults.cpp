@@ -230,9 +230,13 @@ double payload_share(Protocol p) { return PROTO_EFF[static_cast<int>(p)]; }
 
 double ll128_chain_bus_Bps(double port_Bps) { return port_Bps * LL128_ALL_REDUCE_EFF; }
 
+namespace {
+// The share of a GPU's port the NVLS part of an NVLS-tree reaches on its generation.
+double nvls_tree_port_share(int compute_capability) { return NVLS_TREE_EFF * nvls_generation_share(compute_capability); }
+}  // namespace
+
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps, int compute_capability) {
-  return bus_factor(op, n) *
-         std::min(port_Bps * NVLS_TREE_EFF * nvls_generation_share(compute_capability), node_net_Bps / nvls_tree_net_share(nodes));
+  return bus_factor(op, n) * std::min(port_Bps * nvls_tree_port_share(compute_capability), node_net_Bps / nvls_tree_net_share(nodes));
 }
 
 namespace {
@@ -293,7 +297,7 @@ double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {
 
 double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network, int compute_capability) {
   return network ? size_B * nvls_tree_net_share(nodes) / gpus_per_node
-                 : size_B / (NVLS_TREE_EFF * nvls_generation_share(compute_capability) * (gpus_per_node - 1));
+                 : size_B / (nvls_tree_port_share(compute_capability) * (gpus_per_node - 1));
 }
 
 // NCCL caps the LL protocol's bus bandwidth (tuning.cc llMaxBws): on one node by GPU generation
