@@ -27,6 +27,16 @@
 
 namespace tpsim {
 namespace {
+// Where the box offers NVLS (NVLS-tree across nodes), a fitted line above this bus bandwidth ran it: no ring
+// reaches it. Within a node that is what an NVLink ring reaches at most (0.8 of the wire): Blackwell's NVLS
+// runs at 0.54 of its port, below the wire rate but above any ring (an 8x B200 sweep's 2-16 GiB: 0.92 of the
+// wire). Across nodes the NICs' wire rate, which NVLS-tree's bus bandwidth passes on 2 nodes.
+std::optional<double> nvls_above_Bps(const GroupSummary& box) {
+  if (!box.nvls_possible && !box.nvls_tree_possible) return std::nullopt;
+  if (box.nodes > 1) return box.raw_Bps;
+  return default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, box.nranks, PathClass::NVL, false, box.raw_Bps,
+                            box.compute_capability);
+}
 
 // The path class a log measured: several nodes -> NET; else what its comments or name say
 // (fit::path_class_named). "" when the log does not say: the fit then applies to any path.
@@ -248,7 +258,7 @@ int fit_command(int argc, char** argv) {
                                   box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
       if (const auto pace = largest_size_note(log, *reference, gpus)) notes.push_back(f.pace_note = *pace);
-      fit::annotate_transfer(f, box->raw_Bps, box->nvls_possible || box->nvls_tree_possible);
+      fit::annotate_transfer(f, box->raw_Bps, nvls_above_Bps(*box));
       if (opt.forced_algorithm)
         for (auto& line : f.protocols) line.algorithm = *opt.forced_algorithm;
       f.cpu_vendor = topo->platform().cpu_vendor;

@@ -453,14 +453,14 @@ void mark_measured_terms(CollectiveFit& fit) {
     for (ProtocolFit& p : fit.protocols) p.latency_measured = p.bandwidth_measured = p.constrained;
 }
 
-void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible) {
+void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double> nvls_above_Bps) {
   fit.wire_Bps = wire_Bps;
   const Algorithm usual = fit.nodes > 1 && fit.op == CollectiveOp::all_reduce ? Algorithm::tree
                           : fit.nranks == 2 || fit.op == CollectiveOp::all_to_all ? Algorithm::direct
                                                                               : Algorithm::ring;
   for (ProtocolFit& p : fit.protocols) {
     p.wire_fraction = p.bus_bw_Bps / wire_Bps;
-    p.algorithm = nvls_possible && p.bus_bw_Bps > wire_Bps ? (fit.nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls) : usual;
+    p.algorithm = nvls_above_Bps && p.bus_bw_Bps > *nvls_above_Bps ? (fit.nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls) : usual;
   }
 }
 

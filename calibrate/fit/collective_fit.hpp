@@ -175,10 +175,11 @@ std::size_t sizes_needed(const FitOptions& options);
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options = {});
 
 // What makes a fit carry to another box: the wire rate of the rings it measured, each protocol's
-// bus bandwidth as a fraction of it, and the algorithm each line ran: NVLS when the bus bandwidth
-// is above the wire rate (a ring cannot move more than its links carry; in-switch reduction can)
-// and the box offers it, else the algorithm NCCL runs for the ranks and nodes (direct, ring, tree).
-void annotate_transfer(CollectiveFit& fit, double wire_Bps, bool nvls_possible);
+// bus bandwidth as a fraction of it, and the algorithm each line ran: NVLS (NVLS-tree across nodes)
+// when the box offers it (`nvls_above_Bps` given) and the bus bandwidth is above `nvls_above_Bps`,
+// what no ring reaches there (in-switch reduction can), else the algorithm NCCL runs for the ranks
+// and nodes (direct, ring, tree).
+void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double> nvls_above_Bps);
 
 // Residuals of `points` restricted to sizes >= min_size_B (exposed for tests and reports).
 FitResiduals residuals(const std::vector<FitPoint>& points, double min_size_B);

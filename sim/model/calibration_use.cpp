@@ -115,7 +115,7 @@ bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
 }
 
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
-                 const LineCosts& fallback, double nodes_scale) {
+                 const LineCosts& fallback, double nodes_scale, int gpus_per_thread) {
   const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
   const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
@@ -154,18 +154,25 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the
   // recorded logs: carrying it from H100 to A100 took 8.8% to 13.3% median error.
-  const bool carry_latency = f.latency_measured && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
+  // On the box it measured, run as the log ran, a fitted line is replayed whole, each term as fitted, measured
+  // or not: a term the curve did not measure still set where NCCL changed protocol (an 8x B200 log's LL line at
+  // 8-32 B, whose fitted bandwidth, not the default, keeps it from winning at 64 B-256 KiB where the log ran
+  // another). Where NCCL leaves a protocol is the box's and its release's: another box of the same GPUs (the
+  // held-out -g 8 DGX H100 sweep with the one-process DGX H100 fit: 2.5% -> 7.4%) keeps the defaults for them.
+  const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
+  const bool carry_latency = (f.latency_measured || faithful) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
   if (carry_latency) c.latency_s = ratio * (fallback.latency_s - latency_steps(a, op, t.nranks) * t.wire_latency_s) +
                                    latency_steps(a, op, t.nranks) * t.wire_latency_s;
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
   const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   const double wire_fraction = carry_latency ? *f.wire_fraction : wire_fraction_with_default_latency(e, f, fitted_latency, default_on_fitted);
-  if (f.bandwidth_measured && staged_how.empty()) c.bus_bw_Bps = wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
+  const bool carry_bandwidth = f.bandwidth_measured || faithful;
+  if (carry_bandwidth && staged_how.empty()) c.bus_bw_Bps = wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
   how += !staged_how.empty()     ? staged_how
-         : f.bandwidth_measured ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{}{} = {}", wire_fraction * nvls_scale,
+         : carry_bandwidth      ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{}{} = {}", wire_fraction * nvls_scale,
                                             gbps(t.raw_Bps),
                                             nodes_scale != 1.0 ? fmt::format(" x {:.3f} (the default {} bandwidth on {} nodes over that on the fitted {})",
                                                                              nodes_scale, algorithm_name(a), t.nodes, e.nodes)

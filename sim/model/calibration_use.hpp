@@ -34,8 +34,10 @@ struct LineUse {
 // holds the default costs (without serial launches), returned for terms the line cannot give.
 // `nodes_scale`: the default bus bandwidth on the target's nodes over that on the fitted number of
 // the same nodes (a network line's share of its wire is carried through it; 1 on as many nodes).
+// `gpus_per_thread`: the run's launch mode; within the envelope and in the launch mode the log ran,
+// the line is the box's own and replays whole, its unmeasured terms as fitted.
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& target,
-                 const LineCosts& fallback, double nodes_scale = 1.0);
+                 const LineCosts& fallback, double nodes_scale = 1.0, int gpus_per_thread = 1);
 
 // Below the smallest size the entry measured, its lines and pieces say nothing unless its fitted
 // curve is already flat there: the bandwidth term under FLAT_FLOOR_SHARE of the fitted time at

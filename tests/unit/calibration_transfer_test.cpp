@@ -262,7 +262,7 @@ TEST_CASE("a tree line fitted on 2 nodes moves to 4 by the default's ratio: beyo
   CHECK(has_note(model, "extrapolated: tree Simple line of fit.log (16 ranks, H100-SXM5-80GB): latency fitted"));
 }
 
-TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats the wire, and which terms the curve measured") {
+TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats every ring, and which terms the curve measured") {
   // Simple at 467 GB/s on 450 GB/s rings with NVLS offered: nvls, fraction 467/450; LL at 1.6 GB/s:
   // ring. A line whose bandwidth term is never 30% of the time at a size it wins is not measured.
   fit::CollectiveFit f;
@@ -270,11 +270,18 @@ TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats the wire, an
   f.nranks = 8;
   f.protocols[0] = {15e-6, 1.6e9, true};
   f.protocols[2] = {66e-6, 467e9, true};
-  fit::annotate_transfer(f, 450e9, true);
+  fit::annotate_transfer(f, 450e9, 0.8 * 450e9);  // NVLS offered: no NVLink ring passes 0.8 of the wire
   CHECK(f.protocols[2].algorithm == Algorithm::nvls);
   CHECK(*f.protocols[2].wire_fraction == doctest::Approx(467.0 / 450).scale(0));
   CHECK(f.protocols[0].algorithm == Algorithm::ring);
-  fit::annotate_transfer(f, 450e9, false);  // no NVSwitch: a ring, however fast
+  fit::annotate_transfer(f, 450e9, std::nullopt);  // no NVSwitch: a ring, however fast
+  CHECK(f.protocols[2].algorithm == Algorithm::ring);
+  // Blackwell's NVLS stays below the wire: 827 GB/s on 900 GB/s rings is 0.92 of it, above any ring's 0.8.
+  f.protocols[2] = {132e-6, 827e9, true};
+  fit::annotate_transfer(f, 900e9, 0.8 * 900e9);
+  CHECK(f.protocols[2].algorithm == Algorithm::nvls);
+  f.protocols[2] = {132e-6, 700e9, true};  // 0.78 of the wire: a ring
+  fit::annotate_transfer(f, 900e9, 0.8 * 900e9);
   CHECK(f.protocols[2].algorithm == Algorithm::ring);
   CHECK(same_gpu("NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"));
   CHECK_FALSE(same_gpu("NVIDIA A100-SXM4-40GB", "A100-SXM4-80GB"));
@@ -377,4 +384,37 @@ TEST_CASE("NCCL's LL128 across nodes: NVLink within the nodes, RDMA, and NICs th
   const std::string phb = (tpsim::test::scratch_dir() / "oci_nic_behind_cpu.xml").string();
   std::ofstream(phb) << xml;
   CHECK_FALSE(summary(phb).ll128_enabled);
+}
+
+TEST_CASE("on the box it measured, run as it ran, a line replays whole: a bandwidth the curve did not measure still ends its protocol") {
+  // An 8x A100 log whose LL ran only at 8-32 B: LL 18.8 us at 0.0375 GB/s (its bandwidth term never 30% of
+  // a time there: not measured), LL128 26.5 us at 0.41 of the wire. On the DGX A100 it measured, one process
+  // per GPU as it ran, at 1 KiB: LL 18.8 + 1.75 KiB / 0.0375 GB/s = 66.6 us, so LL128 runs, 26.5 us + its
+  // bytes, as the log did; the default LL bandwidth would have LL win (18.8 + 1.8 KB / 42 GB/s).
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+  const double wire = CollectiveModel(topo, {}, nullptr).summary(CollectiveOp::all_reduce, gpus).raw_Bps;
+  Calibration cal = simple_line(200e-6, 0.8 * wire, wire, Algorithm::ring);
+  CollectiveCalibration& c = cal.collectives[0];
+  c.gpu_spec = find_gpu_any_name(c.gpu);
+  ProtocolFit ll{18.8e-6, 0.0375e9, true};
+  ll.wire_fraction = 0.0375e9 / wire;
+  ll.bandwidth_measured = false;
+  ProtocolFit ll128{26.5e-6, 0.41 * wire, true};
+  ll128.wire_fraction = 0.41;
+  c.protocols[0] = ll;
+  c.protocols[1] = ll128;
+  const double S = 1024, bus_B = S * 1.75;
+  CollectiveModel own(topo, {}, &cal);
+  const CollectivePlan& p = own.plan(CollectiveOp::all_reduce, S, gpus);
+  CHECK(p.protocol == Protocol::LL128);
+  CHECK(p.latency_s + bus_B / p.bus_bw_Bps == doctest::Approx(26.5e-6 + bus_B / (0.41 * wire)).scale(0));
+  // Run with -g 8, as the log did not: another launch, so the box's unmeasured term gives way to the default.
+  CollectiveSpec g8;
+  g8.gpus_per_thread = 8;
+  CollectiveModel other(topo, g8, &cal);
+  const CollectivePlan& q = other.plan(CollectiveOp::all_reduce, S, gpus);
+  CHECK(q.protocol == Protocol::LL);
+  CHECK(q.bus_bw_Bps == doctest::Approx(42e9).scale(0));  // the default: Ampere's LL cap, 42 GB/s
+  CHECK(has_note(other, "applied: ring LL line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x"));
 }
