@@ -72,7 +72,9 @@ std::size_t output_tag_length(std::string_view line) {
   for (std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")}) {
     const std::size_t at = line.find(tag);
     if (at == std::string_view::npos || at > 40) continue;
-    const std::string_view before = line.substr(0, at);
+    // A copy indented as a block (a README's list item) keeps its indent before the tag.
+    const std::size_t indent = std::min(line.find_first_not_of(' '), at);
+    const std::string_view before = line.substr(indent, at - indent);
     const bool rank = before.size() >= 5 && before.front() == '[' && before.back() == ']' &&
                       before.find_first_not_of("0123456789,", 1) == before.size() - 1;
     const bool stamp = before.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 :") == std::string_view::npos;
@@ -134,16 +136,29 @@ namespace {
 // nccl-tests' own (after it; its `-n` is iterations, not processes).
 enum class FlagsOf { launcher, nccl_tests };
 
+// A process launcher's program: mpirun, mpiexec (and their suffixed builds, mpirun.openmpi), orterun,
+// srun, jsrun, aprun.
+bool is_launcher(std::string_view w) {
+  if (const auto slash = w.find_last_of('/'); slash != std::string_view::npos) w.remove_prefix(slash + 1);
+  return starts_with(w, "mpirun") || starts_with(w, "mpiexec") || w == "orterun" || w == "srun" || w == "jsrun" || w == "aprun";
+}
+
 // The count a command line running a *_perf binary gives one of `flags`: `-np 16`, `--ntasks=16`
 // (a `--` flag with `=`), or `-g8` glued to `glued`; 1 to `max`. nullopt when the line runs no *_perf
-// binary or gives none.
+// binary or gives none. A launcher's flags are those between the launcher and the binary (a `tail -n 60`
+// before them is no process count).
 std::optional<int> count_in_command(std::string_view text, FlagsOf whose, std::initializer_list<std::string_view> flags,
                                     std::string_view glued, std::uint64_t max) {
   const auto binary = named_op_in(text, text, 0, OpSource::command_line);
   if (!binary) return std::nullopt;
   const auto toks = tokenize(text);
+  int launcher_col = -1;
+  for (const Token& t : toks)
+    if (t.col < binary->col && is_launcher(t.text)) launcher_col = t.col;
+  if (whose == FlagsOf::launcher && launcher_col < 0) return std::nullopt;
   for (std::size_t i = 0; i < toks.size(); ++i) {
-    if ((toks[i].col < binary->col) != (whose == FlagsOf::launcher)) continue;
+    const bool launcher_flag = toks[i].col > launcher_col && toks[i].col < binary->col;
+    if (whose == FlagsOf::launcher ? !launcher_flag : toks[i].col <= binary->col) continue;
     const std::string_view w = toks[i].text;
     std::optional<std::string_view> value;
     for (std::string_view f : flags) {

@@ -220,6 +220,10 @@ TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are rea
   CHECK(log.rows[1].size_B == 16);
   CHECK(log.rows[2].size_B == 32);
   CHECK(log.hosts == 2);
+  // The same tags indented as a block (a README's list item): `   [1,0]<stdout>:` is read past too.
+  std::string indented;
+  for (std::istringstream again(tagged); std::getline(again, line);) indented += "   " + line + "\n";
+  CHECK(parse_nccl_log(indented, "indented.log", {.op = CollectiveOp::all_reduce}).rows.size() == 5);
   CHECK(log.nccl_version == "2.26.2+cuda12.8");
   CHECK(error_of("[1,0]<stdout>:#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
                  "[1,0]<stdout>:  8 2 float sum -1 x 0 0 0 1 0 0 0\n",
@@ -301,6 +305,12 @@ TEST_CASE("the rank count: Rank lines with gaps are a lower bound; the launcher'
   CHECK(iters.nranks == 16);
   CHECK(iters.nranks_source == NranksSource::bw_ratio);
   CHECK(parse_nccl_log("srun --ntasks=2 all_reduce_perf -b 1M -e 1M -g 8\n" + header + rows, "t.log").nranks == 16);
+  // A count before the launcher is not its: `tail -n 60` on the line of the command (a page's caption).
+  const NcclLog tail = parse_nccl_log("# shown: tail -n 60 of the output of mpirun -np 2 ./all_reduce_perf -g 8\n" + header + rows, "t.log");
+  CHECK(tail.nranks == 16);
+  CHECK(tail.nranks_source == NranksSource::command_line);
+  // Without a launcher (mpirun, mpiexec, srun, ...) a `-n` before the binary counts no processes.
+  CHECK(parse_nccl_log("time -n 3 ./all_reduce_perf -g 8\n" + header + rows, "t.log").nranks_source == NranksSource::bw_ratio);
   // Ranks 0, 1 and 15 listed, 2-14 elided by whoever copied the log: the count comes from -np x nGpus
   // (without the command line, from busbw / algbw), not from the highest rank listed.
   const std::string listed = "#  Rank  0 Group  0 Pid 1 on a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
