@@ -242,8 +242,11 @@ void note_named_op(std::optional<NamedOp>& named, std::optional<NamedOp> found, 
   }
 }
 
-// The op from the columns: redop 'none' moves data only (all_gather, broadcast, sendrecv); a
-// reduction with busbw > algbw is an all_reduce, with busbw < algbw a reduce_scatter.
+// The op from the columns: redop 'none' moves data only (all_gather, alltoall, broadcast, sendrecv); a
+// reduction with busbw > algbw is an all_reduce, with busbw < algbw a reduce_scatter. An all_gather and
+// an alltoall both have busbw = (N-1)/N algbw: nccl-tests checks an alltoall's out-of-place result only
+// (alltoall.cu: reportErrors = in_place ? 0 : 1), so its in-place #wrong reads N/A where the
+// out-of-place one is a number; with validation off (-c 0) both read N/A and nothing tells them apart.
 CollectiveOp op_from_columns(const NcclLog& log, const NcclRow* ratio_row) {
   const NcclRow& r0 = log.rows.front();
   double ratio = ratio_row ? ratio_row->out_of_place.busbw_GBps / ratio_row->out_of_place.algbw_GBps : NAN;
@@ -256,7 +259,12 @@ CollectiveOp op_from_columns(const NcclLog& log, const NcclRow* ratio_row) {
   if (reduction && r0.root >= 0) return CollectiveOp::reduce;
   if (!reduction && r0.root >= 0) return CollectiveOp::broadcast;
   if (reduction) return ratio < 0.999 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  if (ratio < 0.999) return CollectiveOp::all_gather;
+  if (ratio < 0.999) {
+    const bool checked = !std::isnan(r0.out_of_place.wrong);
+    if (checked && std::isnan(r0.in_place.wrong)) return CollectiveOp::all_to_all;
+    if (checked) return CollectiveOp::all_gather;
+    undecided("redop 'none' with busbw < algbw and no #wrong counts (validation off): all_gather or alltoall");
+  }
   undecided("redop 'none' with busbw = algbw: sendrecv or broadcast");
   return CollectiveOp::all_reduce;  // not reached
 }

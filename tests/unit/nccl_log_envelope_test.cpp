@@ -100,6 +100,21 @@ TEST_CASE("a tiny-size log (every algbw 0.00) reads with --op, and only with it 
   CHECK(parse_nccl_log(text, "h100_all_gather.log", {.op = CollectiveOp::all_reduce}).op == CollectiveOp::all_reduce);
 }
 
+TEST_CASE("an alltoall and an all_gather copied without their binary: nccl-tests checks an alltoall's out-of-place result only") {
+  // Both move data only (redop none) at busbw = (N-1)/N algbw: 8 ranks, 7/8. An alltoall's in-place
+  // #wrong reads N/A (alltoall.cu: reportErrors = in_place ? 0 : 1), an all_gather's a count.
+  const std::string header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+  const std::string alltoall = header + "1048576 262144 uint8 none -1 18.09 57.96 50.71 0 16.81 62.39 54.59 N/A\n";
+  const std::string all_gather = header + "1048576 32768 float none -1 19.69 53.24 46.59 0 20.17 51.99 45.49 0\n";
+  CHECK(parse_nccl_log(alltoall, "t.log").op == CollectiveOp::all_to_all);
+  CHECK(parse_nccl_log(all_gather, "t.log").op == CollectiveOp::all_gather);
+  CHECK(parse_nccl_log(alltoall, "t.log").op_source == OpSource::columns);
+  // Validation off (-c 0): both #wrong columns N/A, and nothing tells the two apart.
+  CHECK(error_of(header + "1048576 32768 float none -1 19.69 53.24 46.59 N/A 20.17 51.99 45.49 N/A\n", "t.log") ==
+        "t.log:2:1: error: cannot tell which collective this log measures (redop 'none' with busbw < algbw and no #wrong counts "
+        "(validation off): all_gather or alltoall); give --op, or name it in the file name, e.g. 'mybox_all_reduce.log'");
+}
+
 TEST_CASE("--op that contradicts the op the log names is a located error") {
   // Line 9 col 24 is where `all_reduce_perf_mpi` starts in `$HOME/nccl-tests/build/all_reduce_perf_mpi`.
   CHECK(error_of(slurp(HGX), "hgx.log", {.op = CollectiveOp::all_gather}) ==
