@@ -495,6 +495,11 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
                                 "ranks; its all-gathers 32-39%, floor 16 against 11.0), a decode step's sizes: read small collectives "
                                 "here as optimistic, or calibrate on a log of the box (tpsim fit)",
                                 g.gpu_model));
+  if (g.nodes == 1 && op == CollectiveOp::all_to_all && !calibration_)
+    notes.push_back("all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; tests/data/measured/SOURCES.md) "
+                    "ran their 1-64 MiB (the H100's from 32 MiB) 19-57% slower than simulated, an expert-parallel step's dispatch "
+                    "sizes, their floors as simulated: NCCL splits each peer's bytes over a few channels there, whose copy rate "
+                    "tpsim does not model; read mid-size all-to-alls as optimistic, or calibrate on a log of the box (tpsim fit)");
   if (g.nodes < 2) return notes;
   // EFA's GPUs before Hopper: Simple only (aws-ofi-nccl), and NCCL flushes each Simple receive.
   const bool efa_before_hopper = efa_forces_simple(g.transport, g.nodes, g.compute_capability);
