@@ -279,6 +279,9 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   std::vector<SequenceWork> decode(s.workload.batch, {r.prompt_tokens, 1}), prefill(s.workload.batch, {0, r.prompt_tokens});
   const Parallelism par = parallelism_of(c, s);
   describe_expert_parallelism(r, in.model, c, par);
+  if (par.ep > 1)  // the experts' all-to-all: what the defaults there rest on
+    for (std::string& note : cm.group_notes(CollectiveOp::all_to_all, c.layout[0]))
+      if (std::find(r.notes.begin(), r.notes.end(), note) == r.notes.end()) r.notes.push_back(std::move(note));
   const StepOps decode_ops = step_ops(in.model, par, decode);
   const StepPlan dp = plan_step(decode_ops, gm, cm, group);
   const StepPlan pp = plan_step(step_ops(in.model, par, prefill), gm, cm, group);
