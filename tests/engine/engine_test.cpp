@@ -1,6 +1,8 @@
 // Engine tests: each test case runs in its own process (one SimGrid Engine per process).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
@@ -144,4 +146,14 @@ TEST_CASE("a closed batch arrives together: its first step prefills all B prompt
     // Then 15 decode steps at batch 4 together: all finish at the same instant.
     CHECK(rec.finish_s == doctest::Approx(c.records.front().finish_s).scale(0).epsilon(1e-12));
   }
+}
+
+TEST_CASE("a configuration with expert parallelism carries its all-to-all's notes; one without does not") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
+  const auto has_all_to_all_note = [](const ConfigResult& c) {
+    return std::count_if(c.notes.begin(), c.notes.end(),
+                         [](const std::string& n) { return n.rfind("all-to-all within a node: two held-out alltoall_perf sweeps", 0) == 0; });
+  };
+  CHECK(has_all_to_all_note(config(r, "EP4 attention DP4")) == 1);  // once, though two all-to-alls run a step
+  CHECK(has_all_to_all_note(config(r, "TP=4")) == 0);
 }
