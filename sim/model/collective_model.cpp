@@ -477,6 +477,28 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
   g.chain_Bps = rate(chain);
 }
 
+namespace {
+// Within a node, NCCL's latencies hold on the fitted H100 box but not on the Ampere and Blackwell boxes held out:
+// what those ran at a decode step's sizes, for an uncalibrated group of their kind. Ampere's only with one
+// process per GPU (as engines run), whose -g 8 sweeps hide it behind their launches.
+std::optional<std::string> small_collectives_note(const GroupSummary& g, CollectiveOp op, int gpus_per_thread) {
+  if (g.nodes != 1 || !g.all_nvl || g.nranks < 4) return std::nullopt;
+  if (g.compute_capability >= 100 && (op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather))
+    return fmt::format("on {} NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran all-reduces "
+                       "of 64 B-256 KiB 37-44% slower than simulated (floor 19-20 us against NCCL's 15.2 on 8 ranks; its all-gathers "
+                       "32-39%, floor 16 against 11.0), a decode step's sizes: read small collectives here as optimistic, or "
+                       "calibrate on a log of the box (tpsim fit)",
+                       g.gpu_model);
+  if (before_hopper(g.compute_capability) && g.compute_capability >= 80 && gpus_per_thread == 1 && op == CollectiveOp::all_reduce)
+    return fmt::format("on {} NVLink, one process per GPU: two held-out 8x A100 sweeps run so (mpirun on an 80 GB box; ABCI's 40 GB "
+                       "nodes on NCCL 2.8.4; tests/data/measured/SOURCES.md) ran all-reduces of 1-64 KiB 23-56% slower than "
+                       "simulated (floors 17-20 us against NCCL's 15.2), a decode step's sizes: read small all-reduces here as "
+                       "optimistic, or calibrate on a log of the box run with one process per GPU (tpsim fit)",
+                       g.gpu_model);
+  return std::nullopt;
+}
+}  // namespace
+
 // aws-ofi-nccl sets NCCL_PROTO=simple when the EFA device does not promise in-order 128-byte writes
 // (nccl_ofi_net.cpp, platform-aws.cpp): p4d and p4de print it, p5 does not. Beyond 2 nodes the
 // held-out sweeps are the only check of the defaults (tests/data/measured/nccl/manifest.yaml).
@@ -487,14 +509,8 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
   if (!g.not_in_release.empty())
     notes.push_back(fmt::format("NCCL {} predates {}, which these GPUs and links would run: simulated without, as that release ran",
                                 spec_.nccl_version, fmt::join(g.not_in_release, ", ")));
-  // Blackwell NVLink within a node: NCCL's latencies hold on the fitted H100 box, not on the one Blackwell box held out.
-  if (g.nodes == 1 && g.all_nvl && g.compute_capability >= 100 && !calibration_ &&
-      (op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather))
-    notes.push_back(fmt::format("on {} NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran "
-                                "all-reduces of 64 B-256 KiB 37-44% slower than simulated (floor 19-20 us against NCCL's 15.2 on 8 "
-                                "ranks; its all-gathers 32-39%, floor 16 against 11.0), a decode step's sizes: read small collectives "
-                                "here as optimistic, or calibrate on a log of the box (tpsim fit)",
-                                g.gpu_model));
+  if (!calibration_)
+    if (const auto note = small_collectives_note(g, op, spec_.gpus_per_thread)) notes.push_back(*note);
   if (g.nodes == 1 && op == CollectiveOp::all_to_all && !calibration_)
     notes.push_back("all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; tests/data/measured/SOURCES.md) "
                     "ran their 1-64 MiB (the H100's from 32 MiB) 19-57% slower than simulated, an expert-parallel step's dispatch "
