@@ -511,7 +511,7 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
                                 spec_.nccl_version, fmt::join(g.not_in_release, ", ")));
   if (!calibration_)
     if (const auto note = small_collectives_note(g, op, spec_.gpus_per_thread)) notes.push_back(*note);
-  if (g.nodes == 1 && op == CollectiveOp::all_to_all && !calibration_)
+  if (g.nodes == 1 && g.all_nvl && op == CollectiveOp::all_to_all && !calibration_)
     notes.push_back("all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; tests/data/measured/SOURCES.md) "
                     "ran their 1-64 MiB (the H100's from 32 MiB) 19-57% slower than simulated, an expert-parallel step's dispatch "
                     "sizes, their floors as simulated: NCCL splits each peer's bytes over a few channels there, whose copy rate "
