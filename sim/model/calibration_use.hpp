@@ -37,7 +37,7 @@ struct LineUse {
 // `gpus_per_thread`: the run's launch mode; within the envelope and in the launch mode the log ran,
 // the line is the box's own and replays whole, its unmeasured terms as fitted.
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& target,
-                 const LineCosts& fallback, double nodes_scale = 1.0, int gpus_per_thread = 1);
+                 const LineCosts& fallback, double nodes_scale, int gpus_per_thread);
 
 // Below the smallest size the entry measured, its lines and pieces say nothing unless its fitted
 // curve is already flat there: the bandwidth term under FLAT_FLOOR_SHARE of the fitted time at

@@ -478,11 +478,18 @@ void CollectiveModel::tree_rates(CollectiveOp op, const std::vector<std::vector<
 }
 
 namespace {
-// Within a node, NCCL's latencies hold on the fitted H100 box but not on the Ampere and Blackwell boxes held out:
-// what those ran at a decode step's sizes, for an uncalibrated group of their kind. Ampere's only with one
-// process per GPU (as engines run), whose -g 8 sweeps hide it behind their launches.
-std::optional<std::string> small_collectives_note(const GroupSummary& g, CollectiveOp op, int gpus_per_thread) {
-  if (g.nodes != 1 || !g.all_nvl || g.nranks < 4) return std::nullopt;
+// Within a node of NVLink GPUs, where held-out boxes ran a decode or dispatch step's sizes slower than the
+// defaults, for an uncalibrated group of their kind: all-to-alls (H100, B200); small collectives, where NCCL's
+// latencies hold on the fitted H100 box but not on the Ampere and Blackwell boxes held out (Ampere's only with
+// one process per GPU, as engines run: its -g 8 sweeps hide it behind their launches).
+std::optional<std::string> held_out_lean_note(const GroupSummary& g, CollectiveOp op, int gpus_per_thread) {
+  if (g.nodes != 1 || !g.all_nvl) return std::nullopt;
+  if (op == CollectiveOp::all_to_all)
+    return "all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; tests/data/measured/SOURCES.md) "
+           "ran their 1-64 MiB (the H100's from 32 MiB) 19-57% slower than simulated, an expert-parallel step's dispatch "
+           "sizes, their floors as simulated: NCCL splits each peer's bytes over a few channels there, whose copy rate "
+           "tpsim does not model; read mid-size all-to-alls as optimistic, or calibrate on a log of the box (tpsim fit)";
+  if (g.nranks < 4) return std::nullopt;
   if (g.compute_capability >= 100 && (op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather))
     return fmt::format("on {} NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran all-reduces "
                        "of 64 B-256 KiB 37-44% slower than simulated (floor 19-20 us against NCCL's 15.2 on 8 ranks; its all-gathers "
@@ -510,12 +517,7 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
     notes.push_back(fmt::format("NCCL {} predates {}, which these GPUs and links would run: simulated without, as that release ran",
                                 spec_.nccl_version, fmt::join(g.not_in_release, ", ")));
   if (!calibration_)
-    if (const auto note = small_collectives_note(g, op, spec_.gpus_per_thread)) notes.push_back(*note);
-  if (g.nodes == 1 && g.all_nvl && op == CollectiveOp::all_to_all && !calibration_)
-    notes.push_back("all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; tests/data/measured/SOURCES.md) "
-                    "ran their 1-64 MiB (the H100's from 32 MiB) 19-57% slower than simulated, an expert-parallel step's dispatch "
-                    "sizes, their floors as simulated: NCCL splits each peer's bytes over a few channels there, whose copy rate "
-                    "tpsim does not model; read mid-size all-to-alls as optimistic, or calibrate on a log of the box (tpsim fit)");
+    if (auto note = held_out_lean_note(g, op, spec_.gpus_per_thread)) notes.push_back(std::move(*note));
   if (g.nodes < 2) return notes;
   // EFA's GPUs before Hopper: Simple only (aws-ofi-nccl), and NCCL flushes each Simple receive.
   const bool efa_before_hopper = efa_forces_simple(g.transport, g.nodes, g.compute_capability);
