@@ -119,7 +119,7 @@ int collective_command(int argc, char** argv) {
   auto* algorithm_opt =
       app.add_option("--algorithm", algorithm, "auto | ring | tree | direct | nvls (NCCL_ALGO; nvls: NVLS-tree across nodes; default: the compared log's NCCL_ALGO, else auto)");
   auto* protocol_opt = app.add_option("--protocol", protocol, "auto | LL | LL128 | Simple (NCCL_PROTO; default: the compared log's, else auto)");
-  app.add_option("--json", json_path, "also write the sweep as JSON (per size: times, algbw and busbw, algorithm, protocol)");
+  app.add_option("--json", json_path, "also write the sweep as JSON (per size: times, algbw and busbw, algorithm, protocol); - prints it in place of the text");
   app.add_option("--gpus-per-thread", gpus_per_thread,
                  "launch mode: N = one thread drives N GPUs (nccl-tests -g N), 1 = a process per GPU (default: the compared "
                  "log's, else the calibration's, else 1)");
@@ -176,7 +176,7 @@ int collective_command(int argc, char** argv) {
   check_choice("--algorithm", algorithm, collective_algorithm_names());
   check_choice("--protocol", protocol, collective_protocol_names());
   if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
-  if (!json_path.empty()) check_output_path(json_path);
+  if (!json_path.empty() && json_path != STANDARD_OUTPUT) check_output_path(json_path);
   if (!measured && !(curve.model_path.empty() && curve.plot_path.empty() && curve.gpu_name.empty()))
     throw ValueError("--model, --plot and --gpu read a measured curve: give --compare LOG");
   std::optional<CurveSetup> curve_setup;
@@ -281,8 +281,8 @@ int collective_command(int argc, char** argv) {
     if (!json_text.empty()) json_text = merge_curve_json(json_text, reading);
     write_curve_plot(reading, curve.plot_path);
   }
-  if (!json_path.empty()) write_file_atomically(json_path, json_text);
-  std::cout << out;
+  if (!json_path.empty()) write_output(json_path, json_text);
+  if (json_path != STANDARD_OUTPUT) std::cout << out;
   return 0;
 }
 

@@ -36,7 +36,7 @@ int run_scenario_command(int argc, char** argv) {
   std::vector<std::string> launch_configs;
   bool quiet = false, flows = false;
   app.add_option("scenario", scenario_path, "scenario YAML")->required();
-  app.add_option("--json", json_path, "write the result as JSON (fields in design.md)");
+  app.add_option("--json", json_path, "write the result as JSON (fields in design.md); - prints it in place of the table");
   app.add_option("--markdown", md_path, "write a Markdown report for a design review");
   app.add_option("--csv", csv_path, "write per-request records as CSV");
   app.add_option("--plot", plot_dir, "write the sweep's charts as SVG into this folder");
@@ -49,8 +49,9 @@ int run_scenario_command(int argc, char** argv) {
   if (std::error_code ec; !std::filesystem::exists(scenario_path, ec))  // a mistyped subcommand lands here too
     throw InputError({scenario_path}, "no such scenario file (tpsim SCENARIO.yaml, or a subcommand: collective, fit, topo)");
   const Scenario scenario = load_scenario(scenario_path);
+  const std::string to_stdout = standard_output_of({&json_path, &md_path, &csv_path, &trace_path});
   for (const std::string* out : {&json_path, &md_path, &csv_path, &trace_path})
-    if (!out->empty()) check_output_path(*out);
+    if (!out->empty() && *out != to_stdout) check_output_path(*out);
   if (!launch_dir.empty()) check_launch_dir(launch_dir);
   if (launch_dir.empty() && !launch_configs.empty()) throw InputError({"--launch-config"}, "goes with --launch DIR");
   RunOptions opt;
@@ -71,10 +72,10 @@ int run_scenario_command(int argc, char** argv) {
                                          : launch_files(scenario, load_model_card(scenario.model_path, scenario.dtype, scenario.kv_cache_dtype),
                                                         result, launch_configs, scenario_engine_name(scenario),
                                                         load_platform_file(scenario.platform_path).p2p_level);
-  if (!json_path.empty()) write_file_atomically(json_path, json);
-  if (!md_path.empty()) write_file_atomically(md_path, md);
-  if (!csv_path.empty()) write_file_atomically(csv_path, csv);
-  if (!trace_path.empty()) write_file_atomically(trace_path, timeline);
+  if (!json_path.empty()) write_output(json_path, json);
+  if (!md_path.empty()) write_output(md_path, md);
+  if (!csv_path.empty()) write_output(csv_path, csv);
+  if (!trace_path.empty()) write_output(trace_path, timeline);
   if (!launch.empty()) std::filesystem::create_directories(launch_dir);
   for (const auto& [file, text] : launch) write_file_atomically((std::filesystem::path(launch_dir) / file).string(), text);
   if (trace.truncated)
@@ -84,7 +85,7 @@ int run_scenario_command(int argc, char** argv) {
     for (const auto& [file, svg] : sweep_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
     for (const auto& [file, svg] : search_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
   }
-  std::cout << render_table(result);
+  if (to_stdout.empty()) std::cout << render_table(result);
   return 0;
 }
 

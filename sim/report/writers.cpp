@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "answer_report.hpp"
@@ -276,6 +277,8 @@ std::string render_requests_csv(const ScenarioResult& r) {
 }
 
 void check_output_path(const std::string& path) {
+  if (path == STANDARD_OUTPUT)
+    throw InputError({path}, "standard output carries this command's report: give a file name for this output");
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
@@ -305,6 +308,17 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     std::filesystem::remove(tmp, ec);
     throw InputError({path}, "cannot write here: " + ec.message());
   }
+}
+
+std::string standard_output_of(const std::vector<const std::string*>& paths) {
+  const auto n = std::count_if(paths.begin(), paths.end(), [](const std::string* p) { return *p == STANDARD_OUTPUT; });
+  if (n > 1) throw InputError({STANDARD_OUTPUT}, "only one output can go to standard output");
+  return n == 1 ? STANDARD_OUTPUT : "";
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path == STANDARD_OUTPUT) std::cout << text << std::flush;
+  else write_file_atomically(path, text);
 }
 
 }  // namespace tpsim

@@ -41,4 +41,13 @@ void check_output_path(const std::string& path);
 // Writes `text` to `path` through a temporary file and a rename; throws InputError.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// "-" names standard output where a command's report can make way for one output (tpsim SCENARIO,
+// tpsim collective): that output is printed in place of the text report, which it carries. Elsewhere
+// check_output_path refuses it rather than write a file named "-".
+inline constexpr const char* STANDARD_OUTPUT = "-";
+// The output among `paths` that names standard output ("" when none); InputError when several do.
+std::string standard_output_of(const std::vector<const std::string*>& paths);
+// write_file_atomically, or standard output for "-".
+void write_output(const std::string& path, const std::string& text);
+
 }  // namespace tpsim
