@@ -22,6 +22,7 @@ struct LineCosts {
   bool calibrated = false;
   double tree_correction = 1.0;  // NCCL's medium-size factor already in bus_bw_Bps (tree_correction())
   double tree_fill_s = 0;        // of latency_s: a Simple tree's chunks stored and forwarded (tree_fill_s())
+  double ll_sync_s = 0;          // of latency_s: LL's step synchronisation beyond its data time (ll_sync_s())
 };
 
 struct LineUse {

@@ -277,6 +277,28 @@ double tree_fill_s(const TreeFill& t) {
 // and log2(S / 64 B), 64 B to 256 MiB; 1 beyond. NCCL's figures, not fitted here. Checked, not fitted:
 // the recorded 2-node logs uncalibrated (2x HGX H100 10.2% -> 3.4%, GCP A3 Mega 18.6 -> 15.5, OCI
 // A100 RoCE 63.7 -> 55.5) and the held-out multi-node sweeps (tests/data/measured/SOURCES.md).
+// LL's added cost per step once NCCL grows its threads (ll_sync_s): the pooled median of the two
+// one-process logs of the fitted set over the sizes where it shows, (measured - NCCL's latency) /
+// steps, 0.33 us (derived): the DGX H100 log's ring LL at 8 KiB-256 KiB (0.16-0.37 us per step over
+// its 14 steps above 15.2 us; 4 KiB, at 23.6 us, an outlier at 0.60) and the 2x HGX H100 InfiniBand
+// log's tree LL at 512 B-32 KiB (0.19-0.56 over 16 steps above 25.2 us). The fitted -g 8 logs cannot
+// show it (their serial launches absorb it). Their uncalibrated medians 5.6% -> 3.1% and 3.4% -> 2.5%.
+// Checked, not fitted (tests/data/measured/SOURCES.md): the held-out 4-node H100 InfiniBand sweep
+// 10.3% -> 6.4%, the two 2x p5 EFA sweeps 15.9% -> 12.3% and 14.9% -> 13.8%, ABCI's one-process
+// 8x A100 38.2% -> 31.0%, the 2x B200 32.1% -> 23.2%; ABCI's one-process 4x V100 (NCCL 2.8.4) the
+// other way, 14.2% -> 15.7%. The -g N sweeps do not move (their launches absorb it).
+constexpr double LL_STEP_SYNC_S = 0.33 * US;
+// NCCL's smallest thread group and LL's per-thread threshold (enqueue.cc, comm.h NCCL_LL_THREAD_THRESHOLD).
+constexpr double LL_MIN_THREADS = 64, LL_THREAD_THRESHOLD_B = 8;
+
+double ll_sync_s(Algorithm a, CollectiveOp op, int nranks, int nodes, double size_B) {
+  if (is_nvls(a) || is_pairwise(op)) return 0;
+  const bool tree = a == Algorithm::tree && nodes > 1;
+  const int steps = tree ? 2 * (nranks / nodes - 1 + int(std::floor(std::log2(double(nodes))))) : latency_steps(a, op, nranks);
+  const double full_B = LL_MIN_THREADS * LL_THREAD_THRESHOLD_B * (tree ? 1 : nranks);
+  return size_B >= full_B ? steps * LL_STEP_SYNC_S : 0.0;
+}
+
 double tree_correction(Protocol p, double size_B) {
   static constexpr double FACTOR[3][23] = {
       {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},

@@ -118,6 +118,19 @@ struct TreeFill {
   bool chunks_shrink = false;  // NCCL before 2.20 (nccl_tree_chunks_shrink)
 };
 double tree_fill_s(const TreeFill& t);
+
+// LL's synchronisation per step once NCCL has grown its thread group past the smallest: NCCL runs a
+// small LL collective on one channel of 64 threads (enqueue.cc halves 512 threads while below the
+// per-thread threshold, 8 B of LL, x ranks on a ring, and stops at 64) and adds threads and channels
+// with the size. From the size at which it grows them, 64 x the threshold (4 KiB on a ring of 8,
+// 512 B on a tree across nodes), each step of the ring or tree (tree across nodes: 2 (ranks per node
+// - 1 + log2 nodes)) costs LL_STEP_SYNC_S more:
+//   sync = steps x LL_STEP_SYNC_S when S >= 64 x threshold, else 0.
+// A step's synchronisation and its data overlap, and so do the serial launches of one thread
+// driving several GPUs (the late GPUs' launches hold the early ones' steps anyway), so what the
+// line adds to its latency is
+//   ll_sync = max(0, sync - launch stagger - bus bytes / bus bandwidth).
+double ll_sync_s(Algorithm a, CollectiveOp op, int nranks, int nodes, double size_B);
 // A Simple tree's chunk per channel: one step, 512 KiB, or S / channels when smaller. Before NCCL
 // 2.20 it is halved while a channel would run fewer than depth x 8 chunks (down to 128 KiB), depth x 4
 // (64 KiB) and depth (32 KiB), depth = ranks per node - 1 + log2(nodes) (enqueue.cc, connect.cc).

@@ -76,7 +76,10 @@ namespace {
 
 // The default model's line for a group at size S: NCCL's latencies with the box's wires, and the
 // bus bandwidth its links allow the algorithm, with NCCL's caps and corrections.
-LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B, std::string_view nccl_version) {
+// `launch_stagger_s`: the serial launches of one thread driving several GPUs, which LL's step
+// synchronisation overlaps.
+LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B, std::string_view nccl_version,
+                        double launch_stagger_s) {
   const int n = g.nranks;
   // The per-class hop latencies include the wires of a typical box; a scenario that changes a
   // link's latency (links.<kind>.latency) adds the difference to every step.
@@ -97,6 +100,10 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
     c.tree_correction = tree_correction(p, size_B);
     c.bus_bw_Bps *= c.tree_correction;
   }
+  if (p == Protocol::LL) {
+    c.ll_sync_s = std::max(0.0, ll_sync_s(a, op, n, g.nodes, size_B) - launch_stagger_s - size_B * bus_factor(op, n) / c.bus_bw_Bps);
+    c.latency_s += c.ll_sync_s;
+  }
   return c;
 }
 
@@ -108,7 +115,7 @@ double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary&
   if (g.worst_class != PathClass::NET || fitted_nodes < 2 || fitted_nodes == g.nodes) return 1.0;
   GroupSummary fitted = g;
   fitted.nodes = fitted_nodes, fitted.nranks = fitted_ranks;
-  const double there = default_costs(p, a, op, fitted, 0, "").bus_bw_Bps, here = default_costs(p, a, op, g, 0, "").bus_bw_Bps;
+  const double there = default_costs(p, a, op, fitted, 0, "", 0).bus_bw_Bps, here = default_costs(p, a, op, g, 0, "", 0).bus_bw_Bps;
   return there > 0 ? here / there : 1.0;
 }
 
@@ -117,7 +124,7 @@ double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary&
 LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
                                  double sharing) const {
   const int n = g.nranks;
-  LineCosts c = default_costs(p, a, op, g, size_B, spec_.nccl_version);
+  LineCosts c = default_costs(p, a, op, g, size_B, spec_.nccl_version, serial_launch_s(spec_.gpus_per_thread, spec_.nccl_version));
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -413,6 +420,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
         plan.calibrated = c.calibrated;
         plan.tree_correction = c.calibrated ? 1.0 : c.tree_correction;
         plan.tree_fill_s = c.calibrated ? 0.0 : c.tree_fill_s;
+        plan.ll_sync_s = c.calibrated ? 0.0 : c.ll_sync_s;
       }
     }
 }

@@ -51,6 +51,7 @@ struct CollectivePlan {
   double bus_bw_Bps = 0;      // protocol's bus bandwidth on this path, uncontended
   double tree_correction = 1; // NCCL's medium-size tree factor included in bus_bw_Bps (1: none)
   double tree_fill_s = 0;     // of latency_s: a Simple tree's chunks stored and forwarded hop by hop (tree_fill_s())
+  double ll_sync_s = 0;       // of latency_s: LL's step synchronisation beyond its data time (ll_sync_s())
   std::vector<Flow> flows;    // the bandwidth part as flows
   double bandwidth_s = 0;     // bandwidth part when the group is alone (max-min over its own flows)
   std::string engine_kernel;  // "" = NCCL; "one-shot" / "two-shot": the engine's own (engine_all_reduce.hpp)

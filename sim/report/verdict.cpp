@@ -20,7 +20,9 @@ std::string describe_collective(const CollectivePlan& c) {
   const std::string corrected =
       c.tree_correction < 1 ? fmt::format(" (x {:.1f}, NCCL's medium-size tree correction)", c.tree_correction) : "";
   const std::string fill =
-      c.tree_fill_s > 0 ? fmt::format(" (of which {} the tree's chunks stored and forwarded hop by hop)", format_time(c.tree_fill_s)) : "";
+      c.tree_fill_s > 0   ? fmt::format(" (of which {} the tree's chunks stored and forwarded hop by hop)", format_time(c.tree_fill_s))
+      : c.ll_sync_s > 0 ? fmt::format(" (of which {} LL's step synchronisation beyond its data time)", format_time(c.ll_sync_s))
+                        : "";
   return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {}{} + {} bus bytes / {} bus bandwidth{}{} = {}",
                      collective_op_name(c.op), format_size(c.size_B), c.nranks, algorithm_name(c.algorithm),
                      protocol_name(c.protocol), path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",

@@ -242,6 +242,35 @@ TEST_CASE("LL's bus bandwidth cap by GPU generation: Ampere 42 GB/s (measured), 
   }
 }
 
+TEST_CASE("LL's step synchronisation: 0.33 us a step once NCCL grows its threads, overlapping the data and -g N launches") {
+  // NCCL grows LL's 64 threads from 64 x 8 B x ranks on a ring (4 KiB on 8 ranks), 64 x 8 B = 512 B on
+  // a tree across nodes; from there each step costs 0.33 us more.
+  CHECK(ll_sync_s(Algorithm::ring, CollectiveOp::all_reduce, 8, 1, 4095) == 0);
+  CHECK(ll_sync_s(Algorithm::ring, CollectiveOp::all_reduce, 8, 1, 4096) == doctest::Approx(14 * 0.33e-6).scale(0));  // 2 (8 - 1) steps
+  CHECK(ll_sync_s(Algorithm::ring, CollectiveOp::all_gather, 8, 1, 4096) == doctest::Approx(7 * 0.33e-6).scale(0));   // 8 - 1 steps
+  CHECK(ll_sync_s(Algorithm::tree, CollectiveOp::all_reduce, 16, 2, 511) == 0);
+  CHECK(ll_sync_s(Algorithm::tree, CollectiveOp::all_reduce, 16, 2, 512) == doctest::Approx(16 * 0.33e-6).scale(0));  // 2 (7 + 1) steps
+  CHECK(ll_sync_s(Algorithm::nvls, CollectiveOp::all_reduce, 8, 1, 1 << 20) == 0);
+  CHECK(ll_sync_s(Algorithm::direct, CollectiveOp::all_to_all, 8, 1, 1 << 20) == 0);
+  // DGX H100, 64 KiB on 8 ranks, one process per GPU: ring/LL, bus bytes 1.75 x 64 KiB = 114688 B at
+  // 141 GB/s = 0.813 us, under the 14 x 0.33 = 4.62 us of synchronisation, which the time takes whole:
+  // 15.2 + 4.62 = 19.82 us (the log: 19.54). At 1 MiB the data (13.0 us) covers it: 15.2 + 13.0 = 28.2 us.
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  const CollectiveModel model(topo, {}, nullptr);
+  const CollectivePlan& small = model.plan(CollectiveOp::all_reduce, 64 << 10, all);
+  CHECK(small.protocol == Protocol::LL);
+  CHECK(small.ll_sync_s == doctest::Approx(14 * 0.33e-6 - 114688 / 141e9).scale(0));
+  CHECK(small.time_s() == doctest::Approx((15.2 + 14 * 0.33) * 1e-6).scale(0).epsilon(1e-9));
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 20, all).ll_sync_s == 0);
+  // One thread driving the 8 GPUs (-g 8): its 7 serial launches, 7 x 2.9 = 20.3 us, absorb it.
+  CollectiveSpec g8;
+  g8.gpus_per_thread = 8;
+  const CollectiveModel serial(topo, g8, nullptr);
+  CHECK(serial.plan(CollectiveOp::all_reduce, 64 << 10, all).ll_sync_s == 0);
+  CHECK(serial.plan(CollectiveOp::all_reduce, 64 << 10, all).time_s() == doctest::Approx((15.2 + 20.3) * 1e-6 + 114688 / 141e9).scale(0).epsilon(1e-9));
+}
+
 TEST_CASE("an LL128 all-reduce on one NVLink node: 0.48 of the wire before Hopper (measured), NCCL's share from Hopper") {
   // 8 MiB on 8 ranks, bus bytes 14/8 x 8 MiB = 14.68 MB. A100 (300 GB/s ports): LL128 at 0.48 x 300 =
   // 144 GB/s, 40.6 + 101.9 = 142.5 us. H100 (450 GB/s): NCCL's share, 0.8 x 120/128 x 450 = 337.5 GB/s,
