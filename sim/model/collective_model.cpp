@@ -500,14 +500,14 @@ std::optional<std::string> held_out_lean_note(const GroupSummary& g, CollectiveO
   if (g.nranks < 4) return std::nullopt;
   if (g.compute_capability >= 100 && (op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather))
     return fmt::format("on {} NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran all-reduces "
-                       "of 64 B-256 KiB 37-44% slower than simulated (floor 19-20 us against NCCL's 15.2 on 8 ranks; its all-gathers "
-                       "32-39%, floor 16 against 11.0), a decode step's sizes: read small collectives here as optimistic, or "
-                       "calibrate on a log of the box (tpsim fit)",
+                       "of 64 B-256 KiB in more time than simulated (the model's times 25-41% short; floor 19-20 us against NCCL's 15.2 "
+                       "on 8 ranks; its all-gathers' floor 16 against 11.0), a decode step's sizes: read small collectives here as "
+                       "optimistic, or calibrate on a log of the box (tpsim fit)",
                        g.gpu_model);
   if (before_hopper(g.compute_capability) && g.compute_capability >= 80 && gpus_per_thread == 1 && op == CollectiveOp::all_reduce)
     return fmt::format("on {} NVLink, one process per GPU: two held-out 8x A100 sweeps run so (mpirun on an 80 GB box; ABCI's 40 GB "
-                       "nodes on NCCL 2.8.4; tests/data/measured/SOURCES.md) ran all-reduces of 1-64 KiB 23-56% slower than "
-                       "simulated (floors 17-20 us against NCCL's 15.2), a decode step's sizes: read small all-reduces here as "
+                       "nodes on NCCL 2.8.4; tests/data/measured/SOURCES.md) ran all-reduces of 1-64 KiB in more time than "
+                       "simulated (the model's times 22-51% short; floors 17-20 us against NCCL's 15.2), a decode step's sizes: read small all-reduces here as "
                        "optimistic, or calibrate on a log of the box run with one process per GPU (tpsim fit)",
                        g.gpu_model);
   return std::nullopt;

@@ -128,8 +128,9 @@ TEST_CASE("an uncalibrated Blackwell or one-process A100 NVLink group says its s
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
   const std::string note =
       "on B200-SXM-180GB NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran all-reduces of "
-      "64 B-256 KiB 37-44% slower than simulated (floor 19-20 us against NCCL's 15.2 on 8 ranks; its all-gathers 32-39%, floor 16 "
-      "against 11.0), a decode step's sizes: read small collectives here as optimistic, or calibrate on a log of the box (tpsim fit)";
+      "64 B-256 KiB in more time than simulated (the model's times 25-41% short; floor 19-20 us against NCCL's 15.2 on 8 ranks; its "
+      "all-gathers' floor 16 against 11.0), a decode step's sizes: read small collectives here as optimistic, or calibrate on a log "
+      "of the box (tpsim fit)";
   CHECK(model.group_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{note});
   // Its all-to-all's floor was the model's; its mid sizes, as the H100 node's, were not.
   CHECK(model.group_notes(CollectiveOp::all_to_all, all) ==
@@ -146,7 +147,8 @@ TEST_CASE("an uncalibrated Blackwell or one-process A100 NVLink group says its s
   CHECK(CollectiveModel(a100, {}, nullptr).group_notes(CollectiveOp::all_reduce, all) ==
         std::vector<std::string>{"on A100-SXM4-80GB NVLink, one process per GPU: two held-out 8x A100 sweeps run so (mpirun on an 80 GB "
                                  "box; ABCI's 40 GB nodes on NCCL 2.8.4; tests/data/measured/SOURCES.md) ran all-reduces of 1-64 KiB "
-                                 "23-56% slower than simulated (floors 17-20 us against NCCL's 15.2), a decode step's sizes: read small "
+                                 "in more time than simulated (the model's times 22-51% short; floors 17-20 us against NCCL's 15.2), "
+                                 "a decode step's sizes: read small "
                                  "all-reduces here as optimistic, or calibrate on a log of the box run with one process per GPU (tpsim fit)"});
   CollectiveSpec g8;
   g8.gpus_per_thread = 8;
