@@ -272,11 +272,6 @@ double tree_fill_s(const TreeFill& t) {
   return chain + 2 * std::max(0, levels - 1) * in_flight / t.node_net_Bps;
 }
 
-// NCCL's correction of a tree all-reduce's bandwidth at medium sizes (tuning.cc treeCorrectionFactor,
-// "Trees are not perfectly sticking to the model for medium sizes"), by protocol (LL, LL128, Simple)
-// and log2(S / 64 B), 64 B to 256 MiB; 1 beyond. NCCL's figures, not fitted here. Checked, not fitted:
-// the recorded 2-node logs uncalibrated (2x HGX H100 10.2% -> 3.4%, GCP A3 Mega 18.6 -> 15.5, OCI
-// A100 RoCE 63.7 -> 55.5) and the held-out multi-node sweeps (tests/data/measured/SOURCES.md).
 // LL's added cost per step once NCCL grows its threads (ll_sync_s): the pooled median of the two
 // one-process logs of the fitted set over the sizes where it shows, (measured - NCCL's latency) /
 // steps, 0.33 us (derived): the DGX H100 log's ring LL at 8 KiB-256 KiB (0.16-0.37 us per step over
@@ -299,6 +294,11 @@ double ll_sync_s(Algorithm a, CollectiveOp op, int nranks, int nodes, double siz
   return size_B >= full_B ? steps * LL_STEP_SYNC_S : 0.0;
 }
 
+// NCCL's correction of a tree all-reduce's bandwidth at medium sizes (tuning.cc treeCorrectionFactor,
+// "Trees are not perfectly sticking to the model for medium sizes"), by protocol (LL, LL128, Simple)
+// and log2(S / 64 B), 64 B to 256 MiB; 1 beyond. NCCL's figures, not fitted here. Checked, not fitted:
+// the recorded 2-node logs uncalibrated (2x HGX H100 10.2% -> 3.4%, GCP A3 Mega 18.6 -> 15.5, OCI
+// A100 RoCE 63.7 -> 55.5) and the held-out multi-node sweeps (tests/data/measured/SOURCES.md).
 double tree_correction(Protocol p, double size_B) {
   static constexpr double FACTOR[3][23] = {
       {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},

@@ -131,6 +131,7 @@ double tree_fill_s(const TreeFill& t);
 // line adds to its latency is
 //   ll_sync = max(0, sync - launch stagger - bus bytes / bus bandwidth).
 double ll_sync_s(Algorithm a, CollectiveOp op, int nranks, int nodes, double size_B);
+
 // A Simple tree's chunk per channel: one step, 512 KiB, or S / channels when smaller. Before NCCL
 // 2.20 it is halved while a channel would run fewer than depth x 8 chunks (down to 128 KiB), depth x 4
 // (64 KiB) and depth (32 KiB), depth = ranks per node - 1 + log2(nodes) (enqueue.cc, connect.cc).

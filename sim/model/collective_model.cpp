@@ -507,8 +507,9 @@ std::optional<std::string> held_out_lean_note(const GroupSummary& g, CollectiveO
   if (before_hopper(g.compute_capability) && g.compute_capability >= 80 && gpus_per_thread == 1 && op == CollectiveOp::all_reduce)
     return fmt::format("on {} NVLink, one process per GPU: two held-out 8x A100 sweeps run so (mpirun on an 80 GB box; ABCI's 40 GB "
                        "nodes on NCCL 2.8.4; tests/data/measured/SOURCES.md) ran all-reduces of 1-64 KiB in more time than "
-                       "simulated (the model's times 22-51% short; floors 17-20 us against NCCL's 15.2), a decode step's sizes: read small all-reduces here as "
-                       "optimistic, or calibrate on a log of the box run with one process per GPU (tpsim fit)",
+                       "simulated (the model's times 22-51% short; floors 17-20 us against NCCL's 15.2), a decode step's sizes: "
+                       "read small all-reduces here as optimistic, or calibrate on a log of the box run with one process per GPU "
+                       "(tpsim fit)",
                        g.gpu_model);
   return std::nullopt;
 }
