@@ -19,11 +19,13 @@ namespace tpsim {
 
 namespace {
 
-// --launch DIR: a folder (created if missing, its parent must exist), never a file.
-void check_launch_dir(const std::string& dir) {
+// --launch DIR, --plot DIR: a folder (created if missing, its parent must exist), never a file,
+// nor standard output.
+void check_output_folder(const std::string& flag, const std::string& dir) {
+  if (dir == STANDARD_OUTPUT) throw InputError({dir}, flag + " writes files into a folder: give a folder name, not standard output");
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
-    throw InputError({dir}, "--launch needs a folder to write the scripts into; this is a file");
+    throw InputError({dir}, flag + " needs a folder to write into; this is a file");
   if (!std::filesystem::exists(dir, ec)) check_output_path(dir);  // its parent folder must exist
 }
 
@@ -52,7 +54,8 @@ int run_scenario_command(int argc, char** argv) {
   const std::string to_stdout = standard_output_of({&json_path, &md_path, &csv_path, &trace_path});
   for (const std::string* out : {&json_path, &md_path, &csv_path, &trace_path})
     if (!out->empty() && *out != to_stdout) check_output_path(*out);
-  if (!launch_dir.empty()) check_launch_dir(launch_dir);
+  if (!launch_dir.empty()) check_output_folder("--launch", launch_dir);
+  if (!plot_dir.empty()) check_output_folder("--plot", plot_dir);
   if (launch_dir.empty() && !launch_configs.empty()) throw InputError({"--launch-config"}, "goes with --launch DIR");
   RunOptions opt;
   opt.force_flows = flows;
