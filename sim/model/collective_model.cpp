@@ -543,13 +543,13 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (op == CollectiveOp::all_reduce && g.nodes == 2 && !fitted_here)
     notes.push_back("across 2 nodes: 9 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; tests/data/measured/SOURCES.md) "
-                    "ran 64 KiB-1 MiB all-reduces, a decode step's sizes, 16-32% slower than simulated (each box's median over "
-                    "those sizes; the recorded InfiniBand pair 6%), where NCCL runs fewer channels than it has: read them as "
+                    "ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than simulated (the model's times 16-32% "
+                    "short, each box's median over those sizes; the recorded InfiniBand pair's 6%), where NCCL runs fewer channels than it has: read them as "
                     "optimistic, or calibrate on a log of the box (tpsim fit)");
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
-                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces 10-49% slower than "
-                                "simulated, 32 MiB-8 GiB within 27% either way: read mid-size times here as optimistic, or calibrate on "
+                                "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces in more time than "
+                                "simulated (the model's times 10-49% short), 32 MiB-8 GiB within 27% either way: read mid-size times here as optimistic, or calibrate on "
                                 "a log of {} nodes (tpsim fit)",
                                 g.nodes, g.nodes));
   if (op == CollectiveOp::all_reduce && spec_.nccl_version.empty() && !calibration_)
