@@ -51,9 +51,9 @@ int run_scenario_command(int argc, char** argv) {
   if (std::error_code ec; !std::filesystem::exists(scenario_path, ec))  // a mistyped subcommand lands here too
     throw InputError({scenario_path}, "no such scenario file (tpsim SCENARIO.yaml, or a subcommand: collective, fit, topo)");
   const Scenario scenario = load_scenario(scenario_path);
-  const std::string to_stdout = standard_output_of({&json_path, &md_path, &csv_path, &trace_path});
+  const bool report_elsewhere = takes_standard_output({&json_path, &md_path, &csv_path, &trace_path});
   for (const std::string* out : {&json_path, &md_path, &csv_path, &trace_path})
-    if (!out->empty() && *out != to_stdout) check_output_path(*out);
+    if (!out->empty() && *out != STANDARD_OUTPUT) check_output_path(*out);
   if (!launch_dir.empty()) check_output_folder("--launch", launch_dir);
   if (!plot_dir.empty()) check_output_folder("--plot", plot_dir);
   if (launch_dir.empty() && !launch_configs.empty()) throw InputError({"--launch-config"}, "goes with --launch DIR");
@@ -88,7 +88,7 @@ int run_scenario_command(int argc, char** argv) {
     for (const auto& [file, svg] : sweep_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
     for (const auto& [file, svg] : search_charts(result)) write_file_atomically((std::filesystem::path(plot_dir) / file).string(), svg);
   }
-  if (to_stdout.empty()) std::cout << render_table(result);
+  if (!report_elsewhere) std::cout << render_table(result);
   return 0;
 }
 

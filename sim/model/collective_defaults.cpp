@@ -249,6 +249,12 @@ double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass 
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
 }
 
+namespace {
+// The hops from a leaf of NCCL's tree across nodes to its root: the chain inside a node, then
+// log2(nodes) network levels (the depth tree_chunk_B's halving counts, half of a tree all-reduce's steps).
+int tree_depth(int nranks, int nodes) { return nranks / nodes - 1 + int(std::floor(std::log2(double(nodes)))); }
+}  // namespace
+
 double tree_chunk_B(double size_B, int channels, int depth, bool shrinks) {
   double chunk = SIMPLE_STEP_B;
   const double per_channel = size_B / channels;
@@ -266,7 +272,7 @@ double tree_fill_s(const TreeFill& t) {
   const int channels = CHANNELS_PER_NIC * t.nics_per_node;
   if (channels < 1 || !(t.node_net_Bps > 0)) return 0;
   const int ranks_per_node = t.nranks / t.nodes, levels = int(std::floor(std::log2(double(t.nodes))));
-  const double in_flight = channels * tree_chunk_B(t.size_B, channels, ranks_per_node - 1 + levels, t.chunks_shrink);
+  const double in_flight = channels * tree_chunk_B(t.size_B, channels, tree_depth(t.nranks, t.nodes), t.chunks_shrink);
   const double chain_Bps = chain_rate_Bps(t.intra, t.chain_Bps);
   const double chain = chain_Bps > 0 ? 2 * (ranks_per_node - 1) * in_flight / chain_Bps : 0;
   return chain + 2 * std::max(0, levels - 1) * in_flight / t.node_net_Bps;
@@ -289,7 +295,7 @@ constexpr double LL_MIN_THREADS = 64, LL_THREAD_THRESHOLD_B = 8;
 double ll_sync_s(Algorithm a, CollectiveOp op, int nranks, int nodes, double size_B) {
   if (is_nvls(a) || is_pairwise(op)) return 0;
   const bool tree = a == Algorithm::tree && nodes > 1;
-  const int steps = tree ? 2 * (nranks / nodes - 1 + int(std::floor(std::log2(double(nodes))))) : latency_steps(a, op, nranks);
+  const int steps = tree ? 2 * tree_depth(nranks, nodes) : latency_steps(a, op, nranks);
   const double full_B = LL_MIN_THREADS * LL_THREAD_THRESHOLD_B * (tree ? 1 : nranks);
   return size_B >= full_B ? steps * LL_STEP_SYNC_S : 0.0;
 }

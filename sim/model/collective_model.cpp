@@ -124,7 +124,8 @@ double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary&
 LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
                                  double sharing) const {
   const int n = g.nranks;
-  LineCosts c = default_costs(p, a, op, g, size_B, spec_.nccl_version, serial_launch_s(spec_.gpus_per_thread, spec_.nccl_version));
+  const double serial_launches_s = serial_launch_s(spec_.gpus_per_thread, spec_.nccl_version);
+  LineCosts c = default_costs(p, a, op, g, size_B, spec_.nccl_version, serial_launches_s);
   const std::string key = class_key(g.worst_class, g.staged);
   const CollectiveCalibration* best = calibration_entry(op, n, key, p);
   // A staged fit within a socket measured the host copy: it carries to staged paths across sockets.
@@ -142,7 +143,7 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
     note("default", fmt::format("{} {} on {} ranks: no calibration entry for path class {} with {}", algorithm_name(a),
                                 protocol_name(p), n, key, protocol_name(p)));
   }
-  c.latency_s += serial_launch_s(spec_.gpus_per_thread, spec_.nccl_version);
+  c.latency_s += serial_launches_s;
   if (spec_.fixed_latency_s) c.latency_s = *spec_.fixed_latency_s;
   return c;
 }
@@ -542,15 +543,16 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
   const bool fitted_here = calibration_ && std::any_of(calibration_->collectives.begin(), calibration_->collectives.end(),
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
   if (op == CollectiveOp::all_reduce && g.nodes == 2 && !fitted_here)
-    notes.push_back("across 2 nodes: 9 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; tests/data/measured/SOURCES.md) "
-                    "ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than simulated (the model's times 16-32% "
-                    "short, each box's median over those sizes; the recorded InfiniBand pair's 6%), where NCCL runs fewer channels than it has: read them as "
-                    "optimistic, or calibrate on a log of the box (tpsim fit)");
+    notes.push_back("across 2 nodes: 9 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; "
+                    "tests/data/measured/SOURCES.md) ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than "
+                    "simulated (the model's times 16-32% short, each box's median over those sizes; the recorded InfiniBand "
+                    "pair's 6%), where NCCL runs fewer channels than it has: read them as optimistic, or calibrate on a log of "
+                    "the box (tpsim fit)");
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
                                 "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces in more time than "
-                                "simulated (the model's times 10-49% short), 32 MiB-8 GiB within 27% either way: read mid-size times here as optimistic, or calibrate on "
-                                "a log of {} nodes (tpsim fit)",
+                                "simulated (the model's times 10-49% short), 32 MiB-8 GiB within 27% either way: read mid-size "
+                                "times here as optimistic, or calibrate on a log of {} nodes (tpsim fit)",
                                 g.nodes, g.nodes));
   if (op == CollectiveOp::all_reduce && spec_.nccl_version.empty() && !calibration_)
     notes.push_back("NCCL version not given: a Simple tree's chunk is one 512 KiB step a channel at every size, stored and "

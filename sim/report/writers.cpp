@@ -311,10 +311,10 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-std::string standard_output_of(const std::vector<const std::string*>& paths) {
+bool takes_standard_output(const std::vector<const std::string*>& paths) {
   const auto n = std::count_if(paths.begin(), paths.end(), [](const std::string* p) { return *p == STANDARD_OUTPUT; });
   if (n > 1) throw InputError({STANDARD_OUTPUT}, "only one output can go to standard output");
-  return n == 1 ? STANDARD_OUTPUT : "";
+  return n == 1;
 }
 
 void write_output(const std::string& path, const std::string& text) {

@@ -45,8 +45,8 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // tpsim collective): that output is printed in place of the text report, which it carries. Elsewhere
 // check_output_path refuses it rather than write a file named "-".
 inline constexpr const char* STANDARD_OUTPUT = "-";
-// The output among `paths` that names standard output ("" when none); InputError when several do.
-std::string standard_output_of(const std::vector<const std::string*>& paths);
+// Whether one of `paths` names standard output; InputError when several do.
+bool takes_standard_output(const std::vector<const std::string*>& paths);
 // write_file_atomically, or standard output for "-".
 void write_output(const std::string& path, const std::string& text);
 

@@ -150,12 +150,12 @@ TEST_CASE("a closed batch arrives together: its first step prefills all B prompt
 
 TEST_CASE("a configuration with expert parallelism carries its all-to-all's notes; one without does not") {
   const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
-  const auto has_all_to_all_note = [](const ConfigResult& c) {
+  const auto all_to_all_notes = [](const ConfigResult& c) {
     return std::count_if(c.notes.begin(), c.notes.end(),
                          [](const std::string& n) { return n.rfind("all-to-all within a node: two held-out alltoall_perf sweeps", 0) == 0; });
   };
-  CHECK(has_all_to_all_note(config(r, "2xEP2 NVLink pairs")) == 1);  // once, though two all-to-alls run a step
-  CHECK(has_all_to_all_note(config(r, "TP=4")) == 0);
+  CHECK(all_to_all_notes(config(r, "2xEP2 NVLink pairs")) == 1);  // once, though two all-to-alls run a step
+  CHECK(all_to_all_notes(config(r, "TP=4")) == 0);
   // The held-out sweeps ran on NVSwitch: an all-to-all that crosses the socket link is not said to be like them.
-  CHECK(has_all_to_all_note(config(r, "EP4 attention DP4")) == 0);
+  CHECK(all_to_all_notes(config(r, "EP4 attention DP4")) == 0);
 }

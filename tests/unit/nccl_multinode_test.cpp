@@ -20,10 +20,10 @@ const std::string ROOT = TPSIM_SOURCE_DIR;
 
 // tpsim's note on an uncalibrated all-reduce across 2 nodes (CollectiveModel::group_notes).
 const std::string TWO_NODE_DECODE_NOTE =
-    "across 2 nodes: 9 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; tests/data/measured/SOURCES.md) ran 64 KiB-1 MiB "
-    "all-reduces, a decode step's sizes, in more time than simulated (the model's times 16-32% short, each box's median "
-    "over those sizes; the recorded InfiniBand pair's 6%), where NCCL runs fewer channels than it has: read them as optimistic, or calibrate on a log of the "
-    "box (tpsim fit)";
+    "across 2 nodes: 9 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; tests/data/measured/SOURCES.md) "
+    "ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than simulated (the model's times 16-32% short, "
+    "each box's median over those sizes; the recorded InfiniBand pair's 6%), where NCCL runs fewer channels than it has: "
+    "read them as optimistic, or calibrate on a log of the box (tpsim fit)";
 
 // A calibration holding one all-reduce entry fitted on `nranks` ranks over `nodes` nodes.
 Calibration all_reduce_fitted_on(int nranks, int nodes) {
@@ -323,8 +323,9 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   for (int g = 0; g < 16; ++g) two_nodes[g] = g;
   CHECK(model.group_notes(CollectiveOp::all_reduce, four_nodes) == std::vector<std::string>{
         "across 4 nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand sweeps "
-        "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces in more time than simulated (the model's times "
-        "10-49% short), 32 MiB-8 GiB within 27% either way: read mid-size times here as optimistic, or calibrate on a log of 4 nodes (tpsim fit)"});
+        "(tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces in more time than simulated (the model's "
+        "times 10-49% short), 32 MiB-8 GiB within 27% either way: read mid-size times here as optimistic, or calibrate on a "
+        "log of 4 nodes (tpsim fit)"});
   // On the nodes the defaults were fitted on only the decode sizes' note (its own test below).
   CHECK(model.group_notes(CollectiveOp::all_reduce, two_nodes) == std::vector<std::string>{TWO_NODE_DECODE_NOTE});
   // A calibration fitted on as many nodes silences it.
