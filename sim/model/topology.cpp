@@ -133,6 +133,12 @@ const GpuPath& Topology::path(int from_gpu, int to_gpu) const {
   return path(from_gpu, to_gpu, on_node);
 }
 
+const GpuPath& Topology::path_in(const std::vector<int>& group, int from_gpu, int to_gpu) const {
+  const GpuDesc* a = platform_.gpu(from_gpu);
+  const auto on_node = std::count_if(group.begin(), group.end(), [&](int g) { return a && platform_.gpu(g)->node == a->node; });
+  return path(from_gpu, to_gpu, int(on_node));
+}
+
 const GpuPath& Topology::path(int from_gpu, int to_gpu, int local_gpus) const {
   const std::string level = p2p_level(local_gpus);
   auto key = std::tuple{from_gpu, to_gpu, level};

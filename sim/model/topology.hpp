@@ -52,6 +52,9 @@ public:
   // config/p2p_policy.hpp): `local_gpus` is that number; without it, every GPU of from_gpu's node.
   const GpuPath& path(int from_gpu, int to_gpu) const;
   const GpuPath& path(int from_gpu, int to_gpu, int local_gpus) const;
+  // The path a communicator of the GPUs `group` takes: its local GPUs are those of `group` on
+  // from_gpu's node.
+  const GpuPath& path_in(const std::vector<int>& group, int from_gpu, int to_gpu) const;
   // The level a communicator with `local_gpus` GPUs per node uses: "OFF", the scenario's or the
   // platform's p2p_level, or NCCL's default for the platform's CPU vendor.
   std::string p2p_level(int local_gpus) const;
