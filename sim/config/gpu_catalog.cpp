@@ -432,6 +432,21 @@ const GpuSpec* find_gpu_any_name(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+// The numbers in a normalised GPU name, in order ("h100sxm580gb": 100, 580): its model and memory.
+std::vector<std::string> digit_runs(const std::string& key) {
+  std::vector<std::string> runs;
+  bool in_run = false;
+  for (unsigned char c : key) {
+    const bool digit = std::isdigit(c) != 0;
+    if (digit && !in_run) runs.emplace_back();
+    if (digit) runs.back() += char(c);
+    in_run = digit;
+  }
+  return runs;
+}
+}  // namespace
+
 std::string gpu_name_hint(const std::string& name) {
   std::vector<std::string> keys, shown, model;  // per name tpsim knows: normalised, as shown, the model it names
   for (const auto& g : gpu_catalog()) {
@@ -458,8 +473,14 @@ std::string gpu_name_hint(const std::string& name) {
     for (std::size_t i : containing) names.push_back("'" + model[i] + "'");
     return fmt::format("; did you mean one of {}?", fmt::join(names, ", "));
   }
-  const auto near = closest_match(given, keys);
-  if (!near) return "";
+  // A misspelt name: the same model numbers and at most one edit in four characters. "A800 80GB
+  // PCle" is the A800 PCIe, but "Tesla M60" is not the H20, "GTX 1070" not the RTX 5070, and "GB10"
+  // (a GPU the table lacks) not the A10, two edits away.
+  std::vector<std::string> same_numbers;
+  for (const auto& k : keys)
+    if (digit_runs(k) == digit_runs(given)) same_numbers.push_back(k);
+  const auto near = closest_match(given, same_numbers);
+  if (!near || edit_distance(given, *near) > std::max<std::size_t>(1, given.size() / 4)) return "";
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (keys[i] == *near) return "; did you mean " + shown[i] + "?";
   return "";

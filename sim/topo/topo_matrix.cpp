@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <utility>
@@ -126,6 +127,7 @@ private:
   void read_affinity_header(int line, const std::vector<Token>& toks, std::size_t i);
   void read_row(int line, std::vector<Token> toks, const std::string& text);
   void unglue(int line, std::vector<Token>& toks);
+  void drop_trailing_comment(int line, std::vector<Token>& toks, std::size_t cells, const std::string& text);
   std::vector<std::pair<std::size_t, Token>> empty_affinity_cells(const std::string& text, int gpu) const;
   void store_path(int line, const Token& t, int row, int col_device);
   void read_gpu_affinity(int line, const std::vector<Token>& toks, std::size_t first, int gpu);
@@ -142,6 +144,7 @@ private:
   bool blank_rows_noted_ = false;
   bool commented_ = false;               // the matrix came behind '#' on every line (uncomment)
   bool glued_noted_ = false;
+  bool comment_noted_ = false;
   bool table_noted_ = false;
   std::optional<Skipped> skipped_;       // lines above the header that name no GPU
   std::vector<std::string> affinity_names_;
@@ -437,6 +440,7 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
       affinity_empty_noted_ = true;
     }
   }
+  if (toks.size() > want) drop_trailing_comment(line, toks, want, text);
   if (toks.size() != want) {
     std::string what = gpu ? column_summary()
                            : fmt::format("{} devices; NIC rows have no affinity columns", column_device_.size());
@@ -447,6 +451,23 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
   }
   for (std::size_t c = 0; c < column_device_.size(); ++c) store_path(line, toks[1 + c], dev, column_device_[c]);
   if (gpu) read_gpu_affinity(line, toks, 1 + column_device_.size(), dev);
+}
+
+// Text after a row's cells that no cell can start with (a cell is a path code, a number, a CPU or
+// NUMA list, or N/A: it begins with a letter or a digit), such as "<-- GPU 2 talks to 3", is the
+// author's comment on the row: dropped, with a note for the file's first.
+void Reader::drop_trailing_comment(int line, std::vector<Token>& toks, std::size_t cells, const std::string& text) {
+  const Token& first = toks[cells];
+  if (std::isalnum(static_cast<unsigned char>(first.text[0]))) return;
+  std::string comment = text.substr(static_cast<std::size_t>(first.col - 1));
+  while (!comment.empty() && is_blank_char(comment.back())) comment.pop_back();
+  if (!comment_noted_)
+    m_.notes.push_back(format_note(Location{m_.file, line, first.col},
+                                   fmt::format("row {} ends in '{}', which no cell starts with: read as a comment on the row, "
+                                               "and so for any other such row",
+                                               toks[0].text, shown(comment))));
+  comment_noted_ = true;
+  toks.resize(cells);
 }
 
 // A short row's path cells that are codes run together (glued_codes) are read as their codes, with a

@@ -94,6 +94,13 @@ TEST_CASE("GPU table: a short name several models contain hints those models, no
   CHECK(gpu_name_hint("H100") == "; did you mean one of 'H100-SXM5-80GB', 'H100-PCIe-80GB', 'H100-NVL-94GB'?");
   CHECK(gpu_name_hint("NVIDIA H100 SXM5") == "; did you mean 'H100-SXM5-80GB'?");  // "h100sxm5" in "h100sxm580gb"
   CHECK(gpu_name_hint("RTX2080") == "; did you mean 'RTX2080Ti-11GB'?");          // not the RTX 5080, one edit away
+  // A name the table lacks gets no near other GPU (the caller then lists the models): a suggestion needs
+  // the same model numbers and at most one edit in four characters.
+  CHECK(gpu_name_hint("Tesla M60") == "");                // "m60": two edits from "h20"
+  CHECK(gpu_name_hint("NVIDIA GB10") == "");              // "gb10": two edits from "a10", 4 characters
+  CHECK(gpu_name_hint("NVIDIA GeForce GTX 1070") == "");  // "gtx1070": not the RTX 5070
+  CHECK(gpu_name_hint("NVIDIA H200 NVL") == "");          // "h200nvl": not the H100 NVL
+  CHECK(gpu_name_hint("H100 80GB HMB3") == "; did you mean 'H100-SXM5-80GB' (nvidia-smi: NVIDIA H100 80GB HBM3)?");
 }
 
 TEST_CASE("GPU table: every row has a source and physically ordered figures") {

@@ -365,6 +365,24 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xa100-80g-k8s-3nic-bond-nic-legend-prompt.txt", "A100-SXM4-80GB"},  // a prompt after the NIC Legend
       {"4xgb300-azure-nd-v6-markdown-table.txt", "GB300-278GB"},             // a Markdown table
       {"4xa100-nv4-timestamp-title-numa-range.txt", "A100-SXM4-80GB"},       // a script's title line above
+      // Session 29 (a helper's search for matrices not yet here; sidecars name the source and mark
+      // inferred GPUs): a header at column 0; `topo -mp` behind '# '; an NV10 pair (a degraded bridge);
+      // empty affinity cells in a VM slice; bold Markdown cells; a 2016 driver's space-separated
+      // header and SOC; ANSI remnants without ESC; NIC rows cut; bridge pairs before a shell prompt;
+      // NIC0 SYS to all; 3 GPUs; mixed GPUs in a Markdown table; comments after two rows.
+      {"2xa100-sxm4-nv12-runpod-header-col0-legend-cut.txt", "A100-SXM4-80GB"},
+      {"4xa100-juwels-booster-topo-mp-hash-odd-spacing.txt", "A100-SXM4-40GB"},
+      {"4xa100-sxm4-40gb-nv12-nv10-degraded-vast.txt", "A100-SXM4-40GB"},
+      {"4xh800-nv8-17nic-vm-empty-affinity.txt", "H800-SXM5-80GB"},
+      {"5xrtxa5000-md-table-bold-nv4-pairs-numa.txt", "RTXA5000-24GB"},
+      {"6xk80-soc-pix-phb-2016-space-header-old-legend.txt", "K80-12GB"},
+      {"8xb300-nv18-9nic-ansi-remnants-sglang.txt", "B300-SXM-288GB"},
+      {"8xh100-dgx-nv18-12nic-nic-rows-cut.txt", "H100-SXM5-80GB"},
+      {"8xh100nvl-nv12-pairs-2nic-phb-trailing-ulimit-prompt.txt", "H100-NVL-94GB"},
+      {"8xl40s-node-sys-1nic-sys-nccl-tests273.txt", "L40S-48GB"},
+      {"3xrtxa6000-nv4-pair-node-2nic-numa1.txt", "RTXA6000-48GB"},
+      {"7xrtx3090-5060ti-md-table-nv4-pxb-phb.txt", "RTX3090-24GB"},  // GPU6 is an RTX 5060 Ti: classes only
+      {"4xh200nvl-nv6-row-annotations.txt", "H100-NVL-94GB"},         // an H200 NVL box: the table lacks it
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -706,6 +724,15 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(glued.path(1, 3).code == PathCode::SYS);
     CHECK(noted(glued, "topo.txt:2:15: note: 'PXBNODE' is 2 path codes run together (a tab lost in the copy): read as PXB and "
                        "NODE, and so for any other such cell") == 1);
+    // Text after a row's cells that no cell starts with is the author's comment on the row (a published
+    // H200 NVL matrix: "<-- GPU 2 talks to 3 via NVLink"); text that could be a cell stays an error.
+    const TopoMatrix annotated = parse_topo_matrix("\tGPU0\tGPU1\nGPU0\t X \tNV6\nGPU1\tNV6\t X   <-- GPU 1 talks to 0\n",
+                                                   "topo.txt");
+    CHECK(annotated.path(0, 1).nvlinks == 6);
+    CHECK(noted(annotated, "topo.txt:3:15: note: row GPU1 ends in '<-- GPU 1 talks to 0', which no cell starts with: read as a "
+                           "comment on the row, and so for any other such row") == 1);
+    CHECK(test::topo_parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV6\nGPU1\tNV6\t X \tNV6\n") ==
+          "topo.txt:3:15: error: row GPU1 has 3 entries but the header has 2 columns (2 devices)");
     CHECK(test::topo_parse_error("\tGPU0\tGPU1\tNIC0\tNIC1\nGPU0\t X \tNV18\tPXBNOD\n") ==
           "topo.txt:2:21: error: row GPU0 has 3 entries but the header has 4 columns (4 devices)");
     // An old driver's header, column names run together: read apart, GPUs numbered on, then one NIC.
