@@ -95,7 +95,7 @@ std::vector<std::string> import_notes(const TopoMatrix& m, const std::string& gp
   std::vector<std::string> notes = m.notes;
   if (auto note = missing_nvlink_note(m, gpu_model)) notes.push_back(*note);
   const PcieTree tree = infer_pcie_tree(m);
-  for (const std::string& note : {tree.numa_note, tree.two_sockets_note})
+  for (const std::string& note : {tree.numa_note, tree.cpu_affinity_note, tree.two_sockets_note})
     if (!note.empty()) notes.push_back(note);
   return notes;
 }

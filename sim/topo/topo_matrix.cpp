@@ -563,8 +563,8 @@ void Reader::store_path(int line, const Token& t, int row, int col_device) {
   if (!mirror.given) m_.paths[col_device][row] = *entry;
 }
 
-// A NUMA Affinity that lists nodes (Grace hosts list the CPU's node, then the nodes their GPUs'
-// memory shows as): the first is the node the GPU hangs off.
+// A NUMA Affinity that lists nodes (hosts whose GPU memory shows as NUMA nodes, Grace or POWER9, list
+// the CPU's node, then those of the GPUs' memory): the first is the node the GPU hangs off.
 int Reader::first_of_node_list(int line, const Token& t, int gpu) {
   const std::string first = t.text.substr(0, t.text.find_first_of(",-"));
   if (!all_digits(first, 0)) fail(line, t, fmt::format("NUMA Affinity of GPU{} is '{}'; expected a NUMA node number or N/A", gpu, t.text));
@@ -572,7 +572,7 @@ int Reader::first_of_node_list(int line, const Token& t, int gpu) {
   if (!node_list_noted_)
     m_.notes.push_back(format_note(Location{m_.file, line, t.col},
                                    fmt::format("GPU{}'s NUMA Affinity lists several nodes ({}): the first, {}, is taken as its node "
-                                               "(Grace hosts list the CPU's node, then the nodes their GPUs' memory shows as), and so "
+                                               "(hosts whose GPU memory shows as NUMA nodes, Grace or POWER9, list the CPU's node first), and so "
                                                "for any other such row",
                                                gpu, t.text, node)));
   node_list_noted_ = true;

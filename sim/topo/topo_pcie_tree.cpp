@@ -81,6 +81,23 @@ std::string numa_contradiction(const TopoMatrix& m, const std::vector<int>& numa
   return "";
 }
 
+// Without NUMA nodes, the first GPU pair SYS apart whose CPU Affinity lists are the same, as a note;
+// "" when there is none. The codes win (infer_numa), as they do over the NUMA Affinity column.
+std::string cpu_affinity_contradiction(const TopoMatrix& m) {
+  for (int a = 0; a < m.gpu_count; ++a)
+    for (int b = a + 1; b < m.gpu_count; ++b) {
+      const PathEntry& e = m.path(a, b);
+      if (!pcie_given(e) || e.code != PathCode::SYS || m.cpu_affinity[a].empty() || m.cpu_affinity[a] == "N/A" ||
+          m.cpu_affinity[a] != m.cpu_affinity[b])
+        continue;
+      return format_note(Location{m.file, e.line, e.col},
+                         fmt::format("GPU{} and GPU{} have the same CPU Affinity ({}) but are {} apart; tpsim follows the path "
+                                     "codes (only SYS crosses sockets) and puts them on two sockets",
+                                     a, b, m.cpu_affinity[a], e.text()));
+    }
+  return "";
+}
+
 // Union-find over group ids, for joining groups the CPU Affinity column puts on one socket.
 int root(std::vector<int>& parent, int g) {
   while (parent[g] != g) g = parent[g] = parent[parent[g]];
@@ -273,6 +290,7 @@ PcieTree infer_pcie_tree(const TopoMatrix& m) {
     gpu_numa = infer_numa(m, tree.numa_from_cpu_affinity, tree.two_sockets_note);
     tree.numa_inferred = true;
   };
+  if (!known) tree.cpu_affinity_note = cpu_affinity_contradiction(m);
   if (!known || !tree.numa_note.empty()) infer();
   tree.numa_nodes = distinct(gpu_numa);
   Matrix d;

@@ -48,6 +48,8 @@ struct PcieTree {
   bool numa_inferred = false;   // the NUMA Affinity column was N/A, absent or contradicted by the codes
   bool numa_from_cpu_affinity = false;  // inferred nodes needed the CPU Affinity column (NV# pairs)
   std::string numa_note;        // "file:line:col: ..." where the column contradicts the codes; "" otherwise
+  // "file:line:col: ..." where, without NUMA nodes, two GPUs with one CPU Affinity list are SYS apart.
+  std::string cpu_affinity_note;
   // "file:line:col: ..." where, without affinity columns, the SYS entries' two sets were taken for two sockets.
   std::string two_sockets_note;
 

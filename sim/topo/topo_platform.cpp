@@ -159,7 +159,9 @@ void PlatformWriter::write_comment() {
                               !tree_.numa_note.empty() ? " (inferred from the SYS entries, which the NUMA Affinity column contradicts)"
                               : tree_.numa_from_cpu_affinity ? " (no NUMA Affinity: nodes inferred from the SYS entries and the CPU Affinity column)"
                               : !tree_.two_sockets_note.empty() ? " (no usable affinity column: the SYS entries' two sets taken for two sockets, assumed)"
-                              : tree_.numa_inferred   ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)"
+                              : !tree_.cpu_affinity_note.empty() ? " (inferred from the SYS entries, which the CPU Affinity column contradicts)"
+                              : tree_.numa_inferred   ? (m_.numa_node.empty() ? " (no NUMA Affinity column: nodes inferred from the SYS entries)"
+                                                                              : " (NUMA Affinity was N/A: nodes inferred from the SYS entries)")
                                                       : "",
                               m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
   lines.push_back("From the matrix:");

@@ -516,8 +516,8 @@ TEST_CASE("a Grace host's NUMA Affinity lists nodes: the first is the GPU's, wit
   CHECK(m.numa_node == std::vector<int>{0, 1});
   CHECK(m.gpu_numa_id == std::vector<int>{2, 10});
   REQUIRE(m.notes.size() == 1);
-  CHECK(m.notes[0] == "topo.txt:2:41: note: GPU0's NUMA Affinity lists several nodes (0,3-9): the first, 0, is taken as its node (Grace "
-                      "hosts list the CPU's node, then the nodes their GPUs' memory shows as), and so for any other such row");
+  CHECK(m.notes[0] == "topo.txt:2:41: note: GPU0's NUMA Affinity lists several nodes (0,3-9): the first, 0, is taken as its node (hosts "
+                      "whose GPU memory shows as NUMA nodes, Grace or POWER9, list the CPU's node first), and so for any other such row");
   // A list that starts with no number is still an error, located at the cell.
   CHECK_THROWS_WITH_AS(parse_topo_matrix("        GPU0    GPU1    CPU Affinity    NUMA Affinity\n"
                                          "GPU0     X      NV18    0-71            1234567,3\n"
@@ -732,7 +732,7 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(noted(annotated, "topo.txt:3:15: note: row GPU1 ends in '<-- GPU 1 talks to 0', which no cell starts with: read as a "
                            "comment on the row, and so for any other such row") == 1);
     CHECK(test::topo_parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV6\nGPU1\tNV6\t X \tNV6\n") ==
-          "topo.txt:3:15: error: row GPU1 has 3 entries but the header has 2 columns (2 devices)");
+          "topo.txt:3:14: error: row GPU1 has 3 entries but the header has 2 columns (2 devices)");
     CHECK(test::topo_parse_error("\tGPU0\tGPU1\tNIC0\tNIC1\nGPU0\t X \tNV18\tPXBNOD\n") ==
           "topo.txt:2:21: error: row GPU0 has 3 entries but the header has 4 columns (4 devices)");
     // An old driver's header, column names run together: read apart, GPUs numbered on, then one NIC.
@@ -793,6 +793,14 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(together.numa_note == "topo.txt:2:10: note: GPU0 is on NUMA node 0 and GPU1 on NUMA node 1 by the NUMA Affinity "
                                 "column, but NODE apart; tpsim follows the path codes (only SYS crosses NUMA nodes)");
     CHECK(together.numa == std::vector<int>{0, 0});
+    // Without a NUMA column, one CPU Affinity list on GPUs SYS apart (a published Azure M60 VM's SOC
+    // pair, both 0-11): the codes still win, and a note says the column disagrees.
+    const TopoMatrix same_cpus = parse_topo_matrix("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSOC\t0-11\nGPU1\tSOC\t X \t0-11\n",
+                                                   "topo.txt");
+    const PcieTree sockets = infer_pcie_tree(same_cpus);
+    CHECK(sockets.cpu_affinity_note == "topo.txt:2:10: note: GPU0 and GPU1 have the same CPU Affinity (0-11) but are SYS apart; "
+                                       "tpsim follows the path codes (only SYS crosses sockets) and puts them on two sockets");
+    CHECK(sockets.numa == std::vector<int>{0, 1});
     // A NIC's codes against the column, every GPU pair NV#: a NIC NODE from GPUs on two nodes by the
     // column puts them on one node by the codes.
     const TopoMatrix nic_node = parse_topo_matrix("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
