@@ -25,7 +25,6 @@ bool through_cpu(const PlatformDesc& platform, const GpuPath& path) {
   return false;
 }
 
-
 }  // namespace
 
 // Across nodes, the rates at which the rings' network edges and their edges within a node carry a
