@@ -69,7 +69,8 @@ constexpr double EFA_NET_STEP = 20.0 * US, EFA_SIMPLE_COMPLETION = 3.0 * US;
 // checked on the held-out 4- and 8-node H100 sweeps (14.2% -> 10.6%, 22.8% -> 17.4%), and the chains
 // inside the nodes, checked on the held-out 2-node A100 EFA sweeps (NCCL 2.20-2.23, no NVLS: p4de
 // 19.9% -> 9.9%, p4d 22.4% -> 12.7%, their 0.5-16 MiB 15-67% slower before) and the recorded GCP A3
-// Mega log (15.5% -> 10.4%; its 1 GiB-8 GiB now run NVLS-tree, as NCCL ran them). Not fitted.
+// Mega log (15.5% -> 10.4%; its 1 GiB-8 GiB now run NVLS-tree, though the log probably ran with NVLS
+// off: calibrate/recorded/SOURCES.md). Not fitted.
 constexpr double SIMPLE_STEP_B = 512.0 * 1024;
 constexpr int CHANNELS_PER_NIC = 2;
 // Payload fraction of each protocol: LL sends 4 B of flags per 4 B of data, LL128 120 of 128 B.
