@@ -45,7 +45,9 @@ constexpr double NET_OVERHEAD_S = 1.0 * US, NET_OVERHEAD_AMD_S = 2.0 * US;
 // pays the hosts' socket stacks: 49 us (derived from the recorded GCP A3 Mega log, TCPXO: its floor,
 // 123 us, against 25.2 us for the same 2-node tree over RDMA, over the tree's 2 network steps). A
 // 2-node TCP-socket log of 1 GPU per node (aws-samples/aws-do-eks, Karpenter README, EFA disabled;
-// GPU not printed) floors at 99-112 us, as 6.8 + 2 x (2.7 + 49) = 110 us has it.
+// GPU not printed) floors at 99-112 us, as 6.8 + 2 x (2.7 + 49) = 110 us has it. The A3 Mega log
+// probably ran Simple only (its source's TCPXO profile, calibrate/recorded/SOURCES.md); read so, its
+// floor gives 15.3 us a step and fits the log worse (tried, session 29).
 constexpr double TCP_NET_STEP = 49.0 * US;
 // Over AWS EFA (libfabric's SRD through aws-ofi-nccl) a network step also pays EFA's own latency: 20 us,
 // aws-ofi-nccl's tuner model for p5/p5e ("2 nodes, 8B RDMA w/imm lat", src/tuner/nccl_ofi_model.cpp,
