@@ -476,9 +476,10 @@ std::string gpu_name_hint(const std::string& name) {
   // A misspelt name: the same model numbers and at most one edit in four characters. "A800 80GB
   // PCle" is the A800 PCIe, but "Tesla M60" is not the H20, "GTX 1070" not the RTX 5070, and "GB10"
   // (a GPU the table lacks) not the A10, two edits away.
+  const std::vector<std::string> numbers = digit_runs(given);
   std::vector<std::string> same_numbers;
   for (const auto& k : keys)
-    if (digit_runs(k) == digit_runs(given)) same_numbers.push_back(k);
+    if (digit_runs(k) == numbers) same_numbers.push_back(k);
   const auto near = closest_match(given, same_numbers);
   if (!near || edit_distance(given, *near) > std::max<std::size_t>(1, given.size() / 4)) return "";
   for (std::size_t i = 0; i < keys.size(); ++i)

@@ -81,15 +81,18 @@ std::string numa_contradiction(const TopoMatrix& m, const std::vector<int>& numa
   return "";
 }
 
+// A CPU Affinity cell that names CPUs (not empty, not N/A).
+bool usable_affinity(const TopoMatrix& m, int gpu) {
+  return !m.cpu_affinity[gpu].empty() && m.cpu_affinity[gpu] != "N/A";
+}
+
 // Without NUMA nodes, the first GPU pair SYS apart whose CPU Affinity lists are the same, as a note;
 // "" when there is none. The codes win (infer_numa), as they do over the NUMA Affinity column.
 std::string cpu_affinity_contradiction(const TopoMatrix& m) {
   for (int a = 0; a < m.gpu_count; ++a)
     for (int b = a + 1; b < m.gpu_count; ++b) {
       const PathEntry& e = m.path(a, b);
-      if (!pcie_given(e) || e.code != PathCode::SYS || m.cpu_affinity[a].empty() || m.cpu_affinity[a] == "N/A" ||
-          m.cpu_affinity[a] != m.cpu_affinity[b])
-        continue;
+      if (!pcie_given(e) || e.code != PathCode::SYS || !usable_affinity(m, a) || m.cpu_affinity[a] != m.cpu_affinity[b]) continue;
       return format_note(Location{m.file, e.line, e.col},
                          fmt::format("GPU{} and GPU{} have the same CPU Affinity ({}) but are {} apart; tpsim follows the path "
                                      "codes (only SYS crosses sockets) and puts them on two sockets",
@@ -102,10 +105,6 @@ std::string cpu_affinity_contradiction(const TopoMatrix& m) {
 int root(std::vector<int>& parent, int g) {
   while (parent[g] != g) g = parent[g] = parent[parent[g]];
   return g;
-}
-
-bool usable_affinity(const TopoMatrix& m, int gpu) {
-  return !m.cpu_affinity[gpu].empty() && m.cpu_affinity[gpu] != "N/A";
 }
 
 // NUMA nodes from the path codes (the NUMA Affinity column is N/A, absent, or contradicts them):

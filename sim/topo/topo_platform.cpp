@@ -147,6 +147,20 @@ private:
   std::string out_;
 };
 
+namespace {
+// Where the GPUs' NUMA nodes come from, for the platform's header comment ("" from the NUMA
+// Affinity column as printed).
+std::string numa_source(const PcieTree& t, bool numa_column) {
+  if (!t.numa_note.empty()) return " (inferred from the SYS entries, which the NUMA Affinity column contradicts)";
+  if (t.numa_from_cpu_affinity) return " (no NUMA Affinity: nodes inferred from the SYS entries and the CPU Affinity column)";
+  if (!t.two_sockets_note.empty()) return " (no usable affinity column: the SYS entries' two sets taken for two sockets, assumed)";
+  if (!t.cpu_affinity_note.empty()) return " (inferred from the SYS entries, which the CPU Affinity column contradicts)";
+  if (!t.numa_inferred) return "";
+  return numa_column ? " (NUMA Affinity was N/A: nodes inferred from the SYS entries)"
+                     : " (no NUMA Affinity column: nodes inferred from the SYS entries)";
+}
+}  // namespace
+
 void PlatformWriter::write_comment() {
   bool fabric = std::any_of(port_.begin(), port_.end(), [](int p) { return p > 0; });
   bool direct = false;
@@ -156,14 +170,7 @@ void PlatformWriter::write_comment() {
   lines.push_back(fmt::format("Imported by `tpsim topo import` from {} (`nvidia-smi topo -m`), GPU model {}.",
                               m_.file, spec_.gpu_model));
   lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}{}.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
-                              !tree_.numa_note.empty() ? " (inferred from the SYS entries, which the NUMA Affinity column contradicts)"
-                              : tree_.numa_from_cpu_affinity ? " (no NUMA Affinity: nodes inferred from the SYS entries and the CPU Affinity column)"
-                              : !tree_.two_sockets_note.empty() ? " (no usable affinity column: the SYS entries' two sets taken for two sockets, assumed)"
-                              : !tree_.cpu_affinity_note.empty() ? " (inferred from the SYS entries, which the CPU Affinity column contradicts)"
-                              : tree_.numa_inferred   ? (m_.numa_node.empty() ? " (no NUMA Affinity column: nodes inferred from the SYS entries)"
-                                                                              : " (NUMA Affinity was N/A: nodes inferred from the SYS entries)")
-                                                      : "",
-                              m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
+                              numa_source(tree_, !m_.numa_node.empty()), m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
   lines.push_back("From the matrix:");
   if (direct)
     lines.push_back(fmt::format("  NV# -> one nvlink link per GPU pair, # x {} per direction (NVLink{}).",

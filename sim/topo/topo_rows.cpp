@@ -104,8 +104,7 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
 void Reader::drop_trailing_comment(int line, std::vector<Token>& toks, std::size_t cells, const std::string& text) {
   const Token& first = toks[cells];
   if (std::isalnum(static_cast<unsigned char>(first.text[0]))) return;
-  std::string comment = text.substr(static_cast<std::size_t>(first.col - 1));
-  while (!comment.empty() && is_blank_char(comment.back())) comment.pop_back();
+  const std::string comment = trimmed(text.substr(static_cast<std::size_t>(first.col - 1)));
   if (!comment_noted_)
     m_.notes.push_back(format_note(Location{m_.file, line, first.col},
                                    fmt::format("row {} ends in '{}', which no cell starts with: read as a comment on the row, "

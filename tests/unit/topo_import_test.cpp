@@ -801,6 +801,10 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(sockets.cpu_affinity_note == "topo.txt:2:10: note: GPU0 and GPU1 have the same CPU Affinity (0-11) but are SYS apart; "
                                        "tpsim follows the path codes (only SYS crosses sockets) and puts them on two sockets");
     CHECK(sockets.numa == std::vector<int>{0, 1});
+    // The platform's header says where the nodes came from: here the CPU Affinity column overridden.
+    CHECK(platform_xml(same_cpus, gpu_link_spec("P100-PCIe-16GB")).find(
+              "2 GPUs on NUMA node(s) 0, 1 (inferred from the SYS entries, which the CPU Affinity column contradicts).") !=
+          std::string::npos);
     // A NIC's codes against the column, every GPU pair NV#: a NIC NODE from GPUs on two nodes by the
     // column puts them on one node by the codes.
     const TopoMatrix nic_node = parse_topo_matrix("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
