@@ -230,6 +230,7 @@ void Reader::read_affinity_header(int line, const std::vector<Token>& toks, std:
       for (std::size_t w = 0; w < words.size(); ++w) all = all && toks[i + w].text == words[w];
       if (!all) continue;
       affinity_.push_back(phrases[p].kind);
+      m_.numa_column = m_.numa_column || phrases[p].kind == Affinity::numa;
       affinity_names_.push_back(fmt::format("{}", fmt::join(words, " ")));
       i += words.size();
       next = phrases[p].kind == Affinity::numa ? 3 : p + 1;

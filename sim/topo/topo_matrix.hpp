@@ -58,6 +58,7 @@ struct TopoMatrix {
   // Per GPU, from the affinity columns.
   std::vector<std::string> cpu_affinity;  // as printed ("0-31,64-95", "N/A"); "" without the column
   std::vector<int> numa_node;             // -1 when N/A or without the column
+  bool numa_column = false;               // the header has a NUMA Affinity column
   std::vector<int> gpu_numa_id;           // the `GPU NUMA ID` column; -1 when N/A or absent
 
   // Located notes ("file:line:col: note: ...") on what the file left out and what was assumed:

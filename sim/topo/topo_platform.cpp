@@ -170,7 +170,7 @@ void PlatformWriter::write_comment() {
   lines.push_back(fmt::format("Imported by `tpsim topo import` from {} (`nvidia-smi topo -m`), GPU model {}.",
                               m_.file, spec_.gpu_model));
   lines.push_back(fmt::format("{} GPUs on NUMA node(s) {}{}{}.", m_.gpu_count, fmt::join(tree_.numa_nodes, ", "),
-                              numa_source(tree_, !m_.numa_node.empty()), m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
+                              numa_source(tree_, m_.numa_column), m_.nic_count() > 0 ? fmt::format("; {} NICs", m_.nic_count()) : ""));
   lines.push_back("From the matrix:");
   if (direct)
     lines.push_back(fmt::format("  NV# -> one nvlink link per GPU pair, # x {} per direction (NVLink{}).",

@@ -805,6 +805,10 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     CHECK(platform_xml(same_cpus, gpu_link_spec("P100-PCIe-16GB")).find(
               "2 GPUs on NUMA node(s) 0, 1 (inferred from the SYS entries, which the CPU Affinity column contradicts).") !=
           std::string::npos);
+    // A matrix without any NUMA column is not said to have printed N/A.
+    const TopoMatrix no_columns = parse_topo_matrix("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU1\tSYS\t X \n", "topo.txt");
+    CHECK(platform_xml(no_columns, gpu_link_spec("P100-PCIe-16GB")).find(
+              "2 GPUs on NUMA node(s) 0, 1 (no NUMA Affinity column: nodes inferred from the SYS entries).") != std::string::npos);
     // A NIC's codes against the column, every GPU pair NV#: a NIC NODE from GPUs on two nodes by the
     // column puts them on one node by the codes.
     const TopoMatrix nic_node = parse_topo_matrix("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
