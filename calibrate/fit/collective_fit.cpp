@@ -1,18 +1,20 @@
 // Collective curve fit: the envelope model (segmented least-squares starts, then Nelder-Mead
-// on log-parameters), the piecewise model (one robust line per run of sizes, dynamic
-// programming over the cuts) and the choice between them.
+// on log-parameters) and the fit's public entry points; the piecewise model and the choice
+// between the two are in collective_pieces.cpp.
 #include "collective_fit.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
 
+#include "collective_fit_parts.hpp"
 #include "nelder_mead.hpp"
 #include "util/error.hpp"
 #include "util/median.hpp"
 
 namespace tpsim::fit {
-namespace {
+
+namespace detail {
 
 // Huber threshold on |ln(model/measured)|: 5%. Beyond it the loss grows linearly, so the
 // fit behaves like a least-absolute-error (median) fit and an isolated outlier such as the
@@ -21,40 +23,43 @@ namespace {
 // on how many starts are polished. 2% and 5% give the same optimum from 8 or 1000 starts.)
 constexpr double HUBER_DELTA = 0.05;
 
-// Model choice (chosen_piece_count), a Bayesian information criterion on the robust loss:
-//   n ln(loss / n + LOSS_FLOOR) + ln(n) * p     over n sizes, the least wins
-// p = 2 per envelope line that wins at a measured size (latency, bandwidth), 3 per piece
-// (latency, bandwidth, max_size: the last piece's bound counts too, which leans the choice to
-// the envelope). LOSS_FLOOR = huber(0.1%), the loss per size below which a fit only follows
-// nccl-tests' print rounding (4 significant digits: 941.7 us); it keeps pieces of 2 sizes,
-// fitted exactly, from scoring minus infinity. On the recorded logs: RTX 2080 Ti envelope
-// -188.4, 2 pieces -187.2 (with 3k - 1 parameters for k pieces the pieces would win, their
-// jump lowering the loss by 18%); DGX H100 envelope -158.0, 3 pieces -153.3; OCI RoCE envelope
-// -131.3, 3 pieces -142.4, 4: -144.6, 5: -150.2, 6: -166.4.
-constexpr double ENVELOPE_PARAMETERS_PER_LINE = 2;
-constexpr double PIECE_PARAMETERS = 3;
-constexpr double LOSS_FLOOR = 0.5 * 1e-3 * 1e-3;
+double huber(double r) {
+  double a = std::fabs(r);
+  return a <= HUBER_DELTA ? 0.5 * r * r : HUBER_DELTA * (a - 0.5 * HUBER_DELTA);
+}
 
-// A piece holds 2 measured sizes at least, so that its line is determined.
-constexpr std::size_t MIN_PIECE_POINTS = 2;
+// Line t = L + a*S through samples [lo, hi) minimising sum((L + a*S)/t - 1)^2, kept physical.
+std::pair<double, double> fit_line(const std::vector<Sample>& s, std::size_t lo, std::size_t hi) {
+  double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
+  for (std::size_t i = lo; i < hi; ++i) {
+    double u = 1 / s[i].time_s, v = s[i].size_B / s[i].time_s;
+    s11 += u * u;
+    s12 += u * v;
+    s22 += v * v;
+    b1 += u;
+    b2 += v;
+  }
+  double det = s11 * s22 - s12 * s12;
+  double L = NAN, a = NAN;
+  if (det > 1e-12 * s11 * s22) {
+    L = (b1 * s22 - b2 * s12) / det;
+    a = (s11 * b2 - s12 * b1) / det;
+  }
+  // Degenerate or unphysical: fall back to a floor through the smallest time and the
+  // slope of the piece's last point.
+  double tmin = s[lo].time_s;
+  for (std::size_t i = lo; i < hi; ++i) tmin = std::min(tmin, s[i].time_s);
+  if (!(L > 0)) L = 0.5 * tmin;
+  if (!(a > 0)) a = std::max(s[hi - 1].time_s - L, 1e-3 * s[hi - 1].time_s) / s[hi - 1].size_B;
+  return {L, a};
+}
 
-struct Sample {
-  double size_B, time_s;
-};
+}  // namespace detail
 
-struct Params {
-  std::array<double, 3> latency_s, bus_bw_Bps;
-};
+namespace {
 
-using Enabled = std::array<bool, 3>;
+using namespace detail;
 
-// A fitted envelope before it is reported: parameters per protocol, which protocols are the
-// fastest at a measured size, and the loss reached.
-struct Model {
-  Params p{};
-  std::array<bool, 3> runs{false, false, false};
-  double loss = INFINITY;
-};
 
 double model_time(const Params& p, const Enabled& on, double f, double size_B) {
   double best = INFINITY;
@@ -66,10 +71,6 @@ double model_time(const Params& p, const Enabled& on, double f, double size_B) {
   return best;
 }
 
-double huber(double r) {
-  double a = std::fabs(r);
-  return a <= HUBER_DELTA ? 0.5 * r * r : HUBER_DELTA * (a - 0.5 * HUBER_DELTA);
-}
 
 double loss(const Params& p, const Enabled& on, double f, const std::vector<Sample>& s) {
   double sum = 0;
@@ -104,32 +105,6 @@ std::vector<double> encode(Params p) {
     x[3 + i] = std::sqrt(std::log(p.bus_bw_Bps[i] / p.bus_bw_Bps[i - 1]));
   }
   return x;
-}
-
-// Line t = L + a*S through samples [lo, hi) minimising sum((L + a*S)/t - 1)^2, kept physical.
-std::pair<double, double> fit_line(const std::vector<Sample>& s, std::size_t lo, std::size_t hi) {
-  double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
-  for (std::size_t i = lo; i < hi; ++i) {
-    double u = 1 / s[i].time_s, v = s[i].size_B / s[i].time_s;
-    s11 += u * u;
-    s12 += u * v;
-    s22 += v * v;
-    b1 += u;
-    b2 += v;
-  }
-  double det = s11 * s22 - s12 * s12;
-  double L = NAN, a = NAN;
-  if (det > 1e-12 * s11 * s22) {
-    L = (b1 * s22 - b2 * s12) / det;
-    a = (s11 * b2 - s12 * b1) / det;
-  }
-  // Degenerate or unphysical: fall back to a floor through the smallest time and the
-  // slope of the piece's last point.
-  double tmin = s[lo].time_s;
-  for (std::size_t i = lo; i < hi; ++i) tmin = std::min(tmin, s[i].time_s);
-  if (!(L > 0)) L = 0.5 * tmin;
-  if (!(a > 0)) a = std::max(s[hi - 1].time_s - L, 1e-3 * s[hi - 1].time_s) / s[hi - 1].size_B;
-  return {L, a};
 }
 
 // Starts: every cut of the sorted samples into 1, 2 or 3 contiguous pieces of >= 2 points.
@@ -231,102 +206,6 @@ Model fit_envelope(const std::vector<Sample>& samples, const Enabled& on, double
     }
   }
   return m;
-}
-
-// A line t = L + S * f / B fitted to the samples [lo, hi), and its loss there.
-struct Line {
-  double latency_s = 0, bus_bw_Bps = 0, loss = INFINITY;
-};
-
-Line fit_line_robust(const std::vector<Sample>& s, double f, std::size_t lo, std::size_t hi) {
-  auto objective = [&](const std::vector<double>& x) {
-    double sum = 0;
-    for (std::size_t i = lo; i < hi; ++i)
-      sum += huber(std::log((std::exp(x[0]) + s[i].size_B * std::exp(x[1])) / s[i].time_s));
-    return sum;
-  };
-  auto [L, a] = fit_line(s, lo, hi);
-  std::vector<double> x = nelder_mead(objective, {std::log(L), std::log(a)}, 0.3);
-  return {std::exp(x[0]), f / std::exp(x[1]), objective(x)};
-}
-
-// lines[lo][hi]: the line of every run [lo, hi) of MIN_PIECE_POINTS samples or more.
-using LineTable = std::vector<std::vector<Line>>;
-
-LineTable fit_all_lines(const std::vector<Sample>& s, double f) {
-  const std::size_t n = s.size();
-  LineTable lines(n + 1, std::vector<Line>(n + 1));
-  for (std::size_t lo = 0; lo < n; ++lo)
-    for (std::size_t hi = lo + MIN_PIECE_POINTS; hi <= n; ++hi) lines[lo][hi] = fit_line_robust(s, f, lo, hi);
-  return lines;
-}
-
-// A cut of the n samples into contiguous pieces: piece i covers [ends[i-1], ends[i]) (from 0
-// for the first), and the sum of the pieces' losses.
-struct Cut {
-  std::vector<std::size_t> ends;
-  double loss = INFINITY;
-};
-
-// For k = 1..max_k, the cut into k pieces with the least total loss (cuts[k-1]; loss
-// INFINITY when the samples cannot hold k pieces). Dynamic programming over
-//   best[k][j] = min over i of best[k-1][i] + lines[i][j].loss,
-// the least loss of covering [0, j) with k pieces; ties keep the smallest i.
-std::vector<Cut> best_cuts(const LineTable& lines, std::size_t n, int max_k) {
-  const std::size_t K = static_cast<std::size_t>(max_k);
-  std::vector<std::vector<double>> best(K + 1, std::vector<double>(n + 1, INFINITY));
-  std::vector<std::vector<std::size_t>> from(K + 1, std::vector<std::size_t>(n + 1, 0));
-  best[0][0] = 0;
-  for (std::size_t k = 1; k <= K; ++k)
-    for (std::size_t j = MIN_PIECE_POINTS; j <= n; ++j)
-      for (std::size_t i = 0; i + MIN_PIECE_POINTS <= j; ++i) {
-        const double v = best[k - 1][i] + lines[i][j].loss;
-        if (v < best[k][j]) best[k][j] = v, from[k][j] = i;
-      }
-  std::vector<Cut> cuts(K);
-  for (std::size_t k = 1; k <= K; ++k) {
-    Cut& c = cuts[k - 1];
-    c.loss = best[k][n];
-    if (!std::isfinite(c.loss)) continue;
-    c.ends.resize(k);
-    for (std::size_t j = n, m = k; m > 0; j = from[m][j], --m) c.ends[m - 1] = j;
-  }
-  return cuts;
-}
-
-// The pieces of `cut`, labelled in size order.
-std::vector<PieceFit> make_pieces(const Cut& cut, const LineTable& lines, const std::vector<Sample>& s,
-                                  const std::vector<std::pair<Algorithm, Protocol>>& labels) {
-  std::vector<PieceFit> pieces;
-  std::size_t lo = 0;
-  for (std::size_t i = 0; i < cut.ends.size(); ++i) {
-    const std::size_t hi = cut.ends[i];
-    const bool last = i + 1 == cut.ends.size();
-    pieces.push_back({labels[i].first, labels[i].second, lines[lo][hi].latency_s, lines[lo][hi].bus_bw_Bps,
-                      last ? INFINITY : s[hi - 1].size_B});
-    lo = hi;
-  }
-  return pieces;
-}
-
-// The Bayesian information criterion on the robust loss, n ln(loss / n + LOSS_FLOOR) + ln(n) p,
-// over n sizes with p parameters.
-double information(double loss, std::size_t n, double parameters) {
-  const double m = static_cast<double>(n);
-  return m * std::log(loss / m + LOSS_FLOOR) + std::log(m) * parameters;
-}
-
-// The piece count with the least information criterion; 0 for the envelope, which wins ties,
-// as fewer pieces do.
-int chosen_piece_count(const Model& envelope, const std::vector<Cut>& cuts, std::size_t n) {
-  const auto lines = std::count(envelope.runs.begin(), envelope.runs.end(), true);
-  double best = information(envelope.loss, n, ENVELOPE_PARAMETERS_PER_LINE * static_cast<double>(lines));
-  int chosen = 0;
-  for (std::size_t k = 1; k <= cuts.size(); ++k) {
-    const double v = information(cuts[k - 1].loss, n, PIECE_PARAMETERS * static_cast<double>(k));
-    if (v < best) best = v, chosen = static_cast<int>(k);
-  }
-  return chosen;
 }
 
 // The algorithms NCCL has for the log (piece_labels in the header) and the protocols fitted.
