@@ -316,9 +316,8 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
     ++line_no;
     // An mpirun output tag is blanked, not cut, so that columns stay those of the file.
     std::string untagged;
-    if (const std::size_t tag = output_tag_length(line)) {
-      untagged.assign(line);
-      std::fill(untagged.begin(), untagged.begin() + static_cast<std::ptrdiff_t>(tag), ' ');
+    if (output_tag_length(line) || line.find(">:") != std::string_view::npos) {
+      untagged = untagged_line(line);
       line = untagged;
     }
     std::string_view body = trim(line);

@@ -83,6 +83,21 @@ std::size_t output_tag_length(std::string_view line) {
   return 0;
 }
 
+std::string untagged_line(std::string_view line) {
+  std::string out(line);
+  const std::size_t lead = output_tag_length(line);
+  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(lead), ' ');
+  // `mpirun --tag-output` tags every write, not every line: nccl-tests prints a row in pieces, so a
+  // row carries `[1,0]<stdout>:` again before its time columns. Each `[job,rank]<stdout>:` goes.
+  for (std::string_view tag : {std::string_view("]<stdout>:"), std::string_view("]<stderr>:")})
+    for (std::size_t at = out.find(tag, lead); at != std::string::npos; at = out.find(tag, at + 1)) {
+      const std::size_t open = out.rfind('[', at);
+      if (open == std::string::npos || open < lead || out.find_first_not_of("0123456789,", open + 1) != at || at - open < 4) continue;
+      std::fill(out.begin() + static_cast<std::ptrdiff_t>(open), out.begin() + static_cast<std::ptrdiff_t>(at + tag.size()), ' ');
+    }
+  return out;
+}
+
 bool is_mpi_message(std::string_view s) {
   const std::size_t close = s.find(']');
   if (s.size() > 2 && s.front() == '[' && close != std::string_view::npos && s.substr(1, close).find(':') != std::string_view::npos)

@@ -29,6 +29,9 @@ bool starts_with(std::string_view s, std::string_view p);
 // `Thu Jul 18 15:41:05 2024<stdout>:`; srun --label a task number, `0: `. The length of such a tag
 // (0 when the line has none).
 std::size_t output_tag_length(std::string_view line);
+// The line with every mpirun output tag and srun label blanked (output_tag_length's at its start,
+// `[job,rank]<stdout>:` anywhere), so that columns stay those of the file.
+std::string untagged_line(std::string_view line);
 // Open MPI's own messages (`[host:pid] 15 more processes have sent help message ...`, also without
 // the `[host:pid]` prefix).
 bool is_mpi_message(std::string_view s);

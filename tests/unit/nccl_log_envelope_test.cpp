@@ -243,6 +243,20 @@ TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are rea
   CHECK(error_of("[1,0]<stdout>:#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
                  "[1,0]<stdout>:  8 2 float sum -1 x 0 0 0 1 0 0 0\n",
                  "t.log") == "t.log:2:34: error: expected a number >= 0 or N/A in the out-of-place time column, found 'x'");
+  // --tag-output tags every write, and nccl-tests prints a row in three: the tag recurs before the
+  // out-of-place and the in-place columns (a p5 EKS run, KeitaW/p5-nccl-test-2024-07-19). The
+  // tags are blanked where they stand; an error still names the file's column.
+  const std::string header = "[1,0]<stdout>:#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+  const NcclLog pieces = parse_nccl_log(header +
+                                            "[1,0]<stdout>: 1048576 262144 float sum -1[1,0]<stdout>: 123.20 8.51 15.96 0[1,0]<stdout>: 122.90 8.53 16.00 0\n"
+                                            "[1,0]<stdout>: 2097152 524288 float sum -1[1,0]<stdout>: 147.20 14.25 26.71 0[1,0]<stdout>: 146.80 14.29 26.79 0\n",
+                                        "p5.log", {.op = CollectiveOp::all_reduce});
+  REQUIRE(pieces.rows.size() == 2);
+  CHECK(pieces.rows[0].out_of_place.time_us == doctest::Approx(123.20).scale(0));
+  CHECK(pieces.rows[1].in_place.time_us == doctest::Approx(146.80).scale(0));
+  CHECK(pieces.nranks == 16);  // busbw / algbw = 2 (n - 1) / n = 1.875
+  CHECK(error_of(header + "[1,0]<stdout>:  8 2 float sum -1[1,0]<stdout>:  x 0.00 0.00 0[1,0]<stdout>:  74.97 0.00 0.00 0\n", "t.log") ==
+        "t.log:2:49: error: expected a number >= 0 or N/A in the out-of-place time column, found 'x'");  // 14 + 18 + 14 + 2 characters before it
 }
 
 TEST_CASE("srun --label's task numbers before every line are read past, padded or not") {
