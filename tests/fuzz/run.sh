@@ -58,7 +58,8 @@ seed() {  # target -> fills $work/seeds/<target>
     model_card) cp workloads/models/*.yaml tests/bad_input/broken_model.yaml tests/fuzz/seeds/model_card/* "$dir/" ;;
     platform) cp platforms/*.xml tests/bad_input/*.xml tests/data/*.xml "$dir/" ;;
     topo) cp tests/data/topo/*.txt "$dir/" ;;
-    nccl_log) cp calibrate/recorded/*.log "$dir/" ;;
+    # The held-out logs too: mpirun tags (also inside rows), srun labels, old formats, failed runs.
+    nccl_log) cp calibrate/recorded/*.log tests/data/measured/nccl/*.log "$dir/" ;;
     calibration) cp tests/fuzz/seeds/calibration/*.yaml "$dir/" ;;
     scenario) cp scenarios/*.yaml tests/bad_input/*.yaml tests/data/*.yaml "$dir/" ;;
   esac
