@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Calibrate at TP=1, predict TP>1: tpsim against any published TP-scaling set.
 
-usage: tp_scaling.py TPSIM MEASURED.csv --template GPU=SCENARIO [--template GPU=SCENARIO ...]
+usage: tp_scaling.py TPSIM MEASURED.csv --template GPU[/MODEL]=SCENARIO [--template ...]
                      [--fit host|host+sequence] [--check MEDIAN WORST [SPEEDUP]]   (run from the project root)
 
 MEASURED.csv has one row per measurement:
     engine,gpu,model,tp,batch,input_tokens,output_tokens,metric,measured,unit,source
 metric: e2e (whole request of a closed batch: prefill and output_tokens - 1 decode steps), ttft or
-tpot, in ms. The scenario template of a GPU names the platform, the model card, the dtype, the
-calibration and anything else; its configs, workload and sweep are replaced: one configuration per
+tpot, in ms (unit ms) or s (any other unit). The scenario template of a GPU names the platform, the model card, the dtype, the
+calibration and anything else (GPU/MODEL, the rows' model column after a slash, picks a template for
+one model's rows; GPU alone serves the rest); its configs, workload and sweep are replaced: one configuration per
 TP in the rows (TP=t on GPUs 0..t-1), a closed batch of the rows' lengths, a sweep over their
 batches. Its engine is the engine profile the rows' engine names (vLLM, SGLang, TensorRT-LLM, TGI)
 unless the template sets `engine: NAME`.
@@ -84,12 +85,15 @@ METRIC = {"e2e": lambda c: c["e2e_ms"]["mean"], "ttft": lambda c: c["ttft_ms"]["
 
 
 def simulate(tpsim, text, metric):
+    """{(tp, batch): the metric in s}, or (for a configuration tpsim refuses, such as one whose KV cache
+    does not fit) {(tp, batch): its reason}."""
     with tempfile.TemporaryDirectory() as d:
         path, out = os.path.join(d, "s.yaml"), os.path.join(d, "r.json")
         open(path, "w").write(text)
         subprocess.run([tpsim, path, "--quiet", "--json", out], check=True, stdout=subprocess.DEVNULL)
         result = json.load(open(out))
-    return {(c["tp"], int(p["value"])): METRIC[metric](c) / 1e3 for p in result["sweep"]["points"] for c in p["configs"]}
+    return {(c["tp"], int(p["value"])): METRIC[metric](c) / 1e3 if c.get("fits", True) else c.get("not_fitting_reason", "refused")
+            for p in result["sweep"]["points"] for c in p["configs"]}
 
 
 def solve(rows, fit_sequences):
@@ -101,7 +105,10 @@ def solve(rows, fit_sequences):
     sbb, sab = sum(b * b for *_, b in rows), sum(a * b for _, _, a, b in rows)
     sbr = sum(b * (m - s) for m, s, _, b in rows)
     det = saa * sbb - sab * sab
-    return (sar * sbb - sbr * sab) / det, (saa * sbr - sab * sar) / det
+    h, c = (sar * sbb - sbr * sab) / det, (saa * sbr - sab * sar) / det
+    # A time per sequence cannot be negative (the rows then say more about what tpsim does not model,
+    # such as an engine preempting sequences its KV cache cannot hold): the host time per step alone.
+    return (h, c) if c >= 0 else (sar / saa, 0.0)
 
 
 def run_group(tpsim, rows, template_path, fit_mode):
@@ -113,7 +120,7 @@ def run_group(tpsim, rows, template_path, fit_mode):
     run = lambda h, c: simulate(tpsim, scenario(template, engine, tps, batches, r0["input"], r0["output"], h, c), r0["metric"])
     probe = 1e-3
     s0, sh, sc = run(0, 0), run(probe, 0), run(0, probe)
-    tp1 = [r for r in rows if r["tp"] == 1]
+    tp1 = [r for r in rows if r["tp"] == 1 and not isinstance(s0[(1, r["batch"])], str)]
     fit_sequences = fit_mode == "host+sequence" and len({r["batch"] for r in tp1}) >= 2
     h, c = solve([(r["measured_s"], s0[(1, r["batch"])], (sh[(1, r["batch"])] - s0[(1, r["batch"])]) / probe,
                    (sc[(1, r["batch"])] - s0[(1, r["batch"])]) / probe) for r in tp1], fit_sequences)
@@ -136,12 +143,16 @@ def main():
     print("gpu   TP batch  measured (ms)  predicted (ms)  error")
     for key, rows in groups.items():
         gpu = key[0]
-        if gpu not in templates:
-            sys.exit(f"no --template {gpu}=SCENARIO for the rows of {gpu}")
-        engine, h, c, pred = run_group(tpsim, rows, templates[gpu], fit_mode)
+        template = templates.get(f"{gpu}/{key[2]}", templates.get(gpu))
+        if not template:
+            sys.exit(f"no --template {gpu}=SCENARIO (or {gpu}/{key[2]}=SCENARIO) for the rows of {gpu}, {key[2]}")
+        engine, h, c, pred = run_group(tpsim, rows, template, fit_mode)
         errors, by = [], {}
         for r in sorted(rows, key=lambda r: (r["tp"], r["batch"])):
             p, m = pred[(r["tp"], r["batch"])], r["measured_s"]
+            if isinstance(p, str):
+                print(f"{gpu}  {r['tp']:3d} {r['batch']:5d}  {m * 1e3:13.1f}  not simulated: {p}")
+                continue
             by[(r["tp"], r["batch"])] = (m, p)
             err = p / m - 1
             if r["tp"] > 1:
