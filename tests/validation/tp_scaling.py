@@ -116,11 +116,15 @@ def run_group(tpsim, rows, template_path, fit_mode):
     if "name" not in engine and profile_of(rows[0]["engine"]):
         engine["name"] = profile_of(rows[0]["engine"])
     tps, batches = sorted({r["tp"] for r in rows}), sorted({r["batch"] for r in rows})
+    # A sweep takes two values or more: a set of one batch size also runs the next one, unread.
+    batches += [batches[0] + 1] if len(batches) == 1 else []
     r0 = rows[0]
     run = lambda h, c: simulate(tpsim, scenario(template, engine, tps, batches, r0["input"], r0["output"], h, c), r0["metric"])
     probe = 1e-3
     s0, sh, sc = run(0, 0), run(probe, 0), run(0, probe)
     tp1 = [r for r in rows if r["tp"] == 1 and not isinstance(s0[(1, r["batch"])], str)]
+    if not tp1:
+        return engine, None, None, None
     fit_sequences = fit_mode == "host+sequence" and len({r["batch"] for r in tp1}) >= 2
     h, c = solve([(r["measured_s"], s0[(1, r["batch"])], (sh[(1, r["batch"])] - s0[(1, r["batch"])]) / probe,
                    (sc[(1, r["batch"])] - s0[(1, r["batch"])]) / probe) for r in tp1], fit_sequences)
@@ -147,6 +151,9 @@ def main():
         if not template:
             sys.exit(f"no --template {gpu}=SCENARIO (or {gpu}/{key[2]}=SCENARIO) for the rows of {gpu}, {key[2]}")
         engine, h, c, pred = run_group(tpsim, rows, template, fit_mode)
+        if pred is None:
+            print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens): no TP=1 row tpsim can run, nothing to fit: skipped\n")
+            continue
         errors, by = [], {}
         for r in sorted(rows, key=lambda r: (r["tp"], r["batch"])):
             p, m = pred[(r["tp"], r["batch"])], r["measured_s"]
