@@ -189,9 +189,11 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
     r.notes.push_back(fmt::format("memory per GPU is the narrowest replica's (TP={})", c.layout.back().size() / c.pp));
   const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
   r.notes.push_back("GEMM times: " + gm.gemm_source);
-  if (const EngineProfile* p = find_engine_profile(s.engine.name))
+  if (const EngineProfile* p = find_engine_profile(s.engine.name)) {
     r.notes.push_back(fmt::format("engine: {} ({}); all-reduce {}, arrival spread {:.1f} us", p->name, p->description, s.engine.all_reduce,
                                   s.engine.all_reduce_jitter_s * 1e6));
+    if (c.tp > 1 && !p->tp_check.empty()) r.notes.push_back(fmt::format("engine {} at TP={}: {}", p->name, c.tp, p->tp_check));
+  }
   const auto& group = c.layout[0];
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 
 #include "config/scenario.hpp"
 #include "engine/scenario_runner.hpp"
@@ -158,4 +159,26 @@ TEST_CASE("a configuration with expert parallelism carries its all-to-all's note
   CHECK(all_to_all_notes(config(r, "TP=4")) == 0);
   // The held-out sweeps ran on NVSwitch: an all-to-all that crosses the socket link is not said to be like them.
   CHECK(all_to_all_notes(config(r, "EP4 attention DP4")) == 0);
+}
+
+TEST_CASE("an engine's held-out TP check is said with every configuration of TP > 1, and only there") {
+  // The NeMo H100 scenario runs TensorRT-LLM at TP 1/2/4/8; run as vLLM, the Argonne finding shows instead.
+  Scenario s = load_scenario(ROOT + "/scenarios/nemo_llama2_7b_h100.yaml");
+  s.sweep.reset();
+  auto checks = [](const ConfigResult& c, const std::string& engine) {
+    return std::count_if(c.notes.begin(), c.notes.end(), [&](const std::string& n) {
+      return n.rfind(fmt::format("engine {} at TP={}: held out", engine, c.tp), 0) == 0;
+    });
+  };
+  const ScenarioResult trt = run_scenario(s, {});
+  CHECK(checks(config(trt, "TP=1"), "trtllm") == 0);
+  CHECK(checks(config(trt, "TP=2"), "trtllm") == 1);
+  CHECK(checks(config(trt, "TP=8"), "trtllm") == 1);
+  s.engine.name = "vllm";
+  const ScenarioResult vllm = run_scenario(s, {});
+  CHECK(checks(config(vllm, "TP=1"), "vllm") == 0);
+  const ConfigResult& tp4 = config(vllm, "TP=4");
+  REQUIRE(checks(tp4, "vllm") == 1);
+  CHECK(std::any_of(tp4.notes.begin(), tp4.notes.end(),
+                    [](const std::string& n) { return n.find("read TP>1 as optimistic") != std::string::npos; }));
 }
