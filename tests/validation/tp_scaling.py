@@ -106,9 +106,13 @@ def solve(rows, fit_sequences):
     sbr = sum(b * (m - s) for m, s, _, b in rows)
     det = saa * sbb - sab * sab
     h, c = (sar * sbb - sbr * sab) / det, (saa * sbr - sab * sar) / det
-    # A time per sequence cannot be negative (the rows then say more about what tpsim does not model,
-    # such as an engine preempting sequences its KV cache cannot hold): the host time per step alone.
-    return (h, c) if c >= 0 else (sar / saa, 0.0)
+    # Neither time can be negative (the rows then say more about what tpsim does not model, such as an
+    # engine preempting sequences its KV cache cannot hold): the other term alone, as far as it is >= 0.
+    if c < 0:
+        return max(sar / saa, 0.0), 0.0
+    if h < 0:
+        return 0.0, max(sbr / sbb, 0.0)
+    return h, c
 
 
 def run_group(tpsim, rows, template_path, fit_mode):
