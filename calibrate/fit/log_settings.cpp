@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -26,6 +27,27 @@ const std::map<std::string, std::string>& protocols() {
 const std::map<std::string, std::string>& p2p_levels() {
   static const std::map<std::string, std::string> m{{"nvl", "NVL"}, {"pix", "PIX"}, {"pxb", "PXB"}, {"phb", "PHB"}, {"sys", "SYS"}};
   return m;
+}
+
+// NCCL settings that change what a collective takes and that tpsim neither forces nor models: the
+// buffers and chunks (steps and pipelining), threads and channels, NVLS and CollNet, the network's
+// GPUDirect and queue pairs, the flush before a GPU reads a network receive, and a tuner plugin
+// (NCCL's env docs; tuning.cc, enqueue.cc, transport/net.cc). With the values that leave NCCL as
+// tpsim runs it (NCCL's defaults: 4 MiB buffers, NVLS where the box has it, no CollNet), unsaid.
+struct Unmodelled {
+  const char* name;
+  std::vector<std::string> as_modelled;
+};
+const std::vector<Unmodelled>& unmodelled() {
+  static const std::vector<Unmodelled> u{
+      {"NCCL_BUFFSIZE", {"4194304"}}, {"NCCL_LL_BUFFSIZE", {}}, {"NCCL_LL128_BUFFSIZE", {}}, {"NCCL_NTHREADS", {}},
+      {"NCCL_LL128_NTHREADS", {}}, {"NCCL_MIN_NCHANNELS", {}}, {"NCCL_MAX_NCHANNELS", {}}, {"NCCL_MIN_CTAS", {}},
+      {"NCCL_MAX_CTAS", {}}, {"NCCL_NCHANNELS_PER_NET_PEER", {}}, {"NCCL_NVLS_ENABLE", {"1", "2"}},
+      {"NCCL_COLLNET_ENABLE", {"0"}}, {"NCCL_NET_GDR_LEVEL", {}}, {"NCCL_NET_GDR_READ", {}}, {"NCCL_CROSS_NIC", {}},
+      {"NCCL_IB_QPS_PER_CONNECTION", {}}, {"NCCL_IB_SPLIT_DATA_ON_QPS", {}}, {"NCCL_P2P_NET_CHUNKSIZE", {}},
+      {"NCCL_P2P_NVL_CHUNKSIZE", {}}, {"NCCL_P2P_PCI_CHUNKSIZE", {}}, {"NCCL_NVLS_CHUNKSIZE", {}},
+      {"NCCL_NVLSTREE_MAX_CHUNKSIZE", {}}, {"NCCL_NET_FORCE_FLUSH", {}}, {"NCCL_SHM_DISABLE", {"0"}}, {"NCCL_TUNER_PLUGIN", {}}};
+  return u;
 }
 
 }  // namespace
@@ -78,6 +100,13 @@ LogSettings log_settings(const NcclLog& log) {
                        fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets between nodes "
                                    "(net_transport tcp)",
                                    it->second.line)});
+  }
+  for (const Unmodelled& u : unmodelled()) {
+    const auto it = log.env.find(u.name);
+    if (it == log.env.end() || std::find(u.as_modelled.begin(), u.as_modelled.end(), it->second.value) != u.as_modelled.end()) continue;
+    s.notes.push_back({"", u.name, fmt::format("the log ran with {}={} (line {}), which tpsim does not model: simulated with NCCL's "
+                                               "default; where it changes what the log measured, the comparison shows it",
+                                               u.name, it->second.value, it->second.line)});
   }
   return s;
 }

@@ -113,7 +113,9 @@ void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>
   const std::string text(s);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), setting); it != std::sregex_iterator(); ++it) {
     std::string value = (*it)[2];
-    while (!value.empty() && value.back() == '.') value.pop_back();  // "... set by environment to 1."
+    // "... set by environment to 1." and prose such as "NCCL_NVLS_ENABLE=1, NCCL_ALGO unset": the
+    // punctuation after a value is not part of it (a list's inner commas are).
+    while (!value.empty() && (value.back() == '.' || value.back() == ',' || value.back() == ')')) value.pop_back();
     if (!value.empty()) env.emplace((*it)[1], LogSetting{value, line_no});
   }
   // NCCL's `NCCL INFO Using network Socket` (or IB, AWS Libfabric, ...): the transport it chose.

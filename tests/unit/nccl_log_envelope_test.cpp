@@ -398,6 +398,22 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   const LogSettings sock = log_settings(parse_nccl_log("[1,0]<stdout>:h:1:1 [0] NCCL INFO Using network Socket\n# nranks: 16\n" + rows, "t.log"));
   CHECK(sock.net_transport == "tcp");
   CHECK(sock.notes.at(0).text == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
+  // A setting that changes the collective and that tpsim does not model is said, not dropped: the
+  // p5 EKS job's NCCL_BUFFSIZE (8 MiB buffers: 1 MiB Simple steps where NCCL's default has 512 KiB).
+  const LogSettings buff = log_settings(parse_nccl_log("[1,0]<stdout>:h:25:25 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 8388608.\n"
+                                                       "# nranks: 16\n" + rows, "t.log"));
+  REQUIRE(buff.notes.size() == 1);
+  CHECK(buff.notes[0].flag.empty());
+  CHECK(buff.notes[0].text == "the log ran with NCCL_BUFFSIZE=8388608 (line 1), which tpsim does not model: simulated with NCCL's "
+                              "default; where it changes what the log measured, the comparison shows it");
+  // A comma or parenthesis after a value in prose is not the value's (Together's provenance line:
+  // "NCCL_NVLS_ENABLE=1, NCCL_COLLNET_ENABLE=0, NCCL_ALGO unset"); a list's own commas are.
+  const NcclLog prose = parse_nccl_log("# config: NCCL_NVLS_ENABLE=0, NCCL_ALGO=Ring,Tree (forced)\n# nranks: 16\n" + rows, "t.log");
+  CHECK(prose.env.at("NCCL_NVLS_ENABLE").value == "0");
+  CHECK(prose.env.at("NCCL_ALGO").value == "Ring,Tree");
+  // Settings that leave NCCL as tpsim runs it, or that do not change a collective's time, are not said.
+  CHECK(log_settings(parse_nccl_log("NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=eth0 NCCL_BUFFSIZE=4194304 NCCL_NVLS_ENABLE=1 "
+                                    "NCCL_COLLNET_ENABLE=0 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).notes.empty());
   // A list is read whole, not as its first protocol.
   CHECK(log_settings(parse_nccl_log("NCCL_PROTO=LL,LL128 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).protocol.empty());
 }
