@@ -18,7 +18,7 @@
 //     K is the number of (algorithm, protocol) pairs NCCL has for the log (max_pieces: 6 for
 //     an all_reduce across nodes), and each piece is labelled with one (piece_labels).
 // Model choice: the least penalised loss, BIC-like, n ln(loss / n) + ln(n) * parameters
-// (collective_fit.cpp), 2 parameters per envelope line that wins somewhere, 3 per piece; the
+// (collective_pieces.cpp), 2 parameters per envelope line that wins somewhere, 3 per piece; the
 // envelope wins ties, because a switch point between two measured sizes says more than the
 // data may support and, unlike the envelope, pieces do not move their switch points when the
 // latency is extrapolated to another rank count.

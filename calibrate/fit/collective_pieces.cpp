@@ -1,5 +1,5 @@
 // Collective curve fit, piecewise model: one robust line per run of sizes, dynamic programming
-// over the cuts, and the choice between the pieces and the envelope (collective_fit.cpp).
+// over the cuts, and the choice between the pieces and the envelope (fitted in collective_fit.cpp).
 #include <algorithm>
 
 #include "collective_fit_parts.hpp"
