@@ -113,8 +113,9 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
   if (op == CollectiveOp::all_reduce && g.transport == NetTransport::efa && !fitted_here)
     notes.push_back("across nodes over AWS EFA: six held-out 2-node EFA sweeps (three p5, three p4d/p4de; "
                     "tests/data/measured/SOURCES.md) ran 64 KiB-16 MiB all-reduces in more time than simulated (the model's "
-                    "times 13-41% short, each box's median over 64 KiB-1 MiB and over 1-16 MiB), 32 MiB and up within about "
-                    "15%: read mid sizes over EFA as optimistic, or calibrate on a log of the cluster (tpsim fit)");
+                    "times 13-41% short, each box's median over 64 KiB-1 MiB and over 1-16 MiB), 32 MiB and up at most 25% "
+                    "short, most within 15%: read mid sizes over EFA as optimistic, or calibrate on a log of the cluster "
+                    "(tpsim fit)");
   if (op == CollectiveOp::all_reduce && g.nodes == 2 && !fitted_here)
     notes.push_back("across 2 nodes: 10 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; "
                     "tests/data/measured/SOURCES.md) ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than "
