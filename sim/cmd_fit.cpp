@@ -254,11 +254,13 @@ int fit_command(int argc, char** argv) {
                                                               : "the log forced",
                                   protocol_name(*opt.forced_protocol)));
     // A setting tpsim does not model is in the times the lines were fitted to: a calibration carries it.
-    for (const auto& n : settings.notes)
-      if (n.flag.empty())
-        notes.push_back(fmt::format("the log ran with {}={} (line {}), which tpsim does not model: the fitted lines carry what it did "
-                                    "to this box's times, to wherever the calibration is applied",
-                                    n.setting, log.env.at(n.setting).value, log.env.at(n.setting).line));
+    for (const auto& n : settings.notes) {
+      if (!n.flag.empty()) continue;
+      const fit::LogSetting& e = log.env.at(n.setting);
+      notes.push_back(fmt::format("the log ran with {}={} (line {}), which tpsim does not model: the fitted lines carry what it did "
+                                  "to this box's times, to wherever the calibration is applied",
+                                  n.setting, e.value, e.line));
+    }
     if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));

@@ -45,35 +45,33 @@ std::vector<EngineProfile> build() {
        .description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce, CUDA graphs up to 512 sequences",
        .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 512, .all_reduce_jitter_s = spread,
        .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
-       .source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
-                 "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)",
        .tp_check = "held out, vLLM ~0.5 (before V1) on H100 ran 78 of 79 TP=2/4 batches 0-24% slower than this model (10.6% median; "
                    "Argonne LLM-Inference-Bench, README \"Validation\"): before V1 the driver worker broadcast each step's inputs to the "
-                   "others, which is not modelled; for such a version read TP>1 as optimistic"},
+                   "others, which is not modelled; for such a version read TP>1 as optimistic",
+       .source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
+                 "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)"},
       {.name = "sglang",
        .description = "SGLang: a scheduler per TP rank, vLLM's custom all-reduce, CUDA graphs up to 256 sequences",
        .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 256, .all_reduce_jitter_s = spread,
        .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
        .source = "sglang server_args.py: cuda_graph_max_bs 256 below TP 4 on 80-160 GB GPUs, chunked_prefill_size 8192; "
-                 "custom_all_reduce.py @004e6561 adapted from vLLM",
-       .tp_check = ""},
+                 "custom_all_reduce.py @004e6561 adapted from vLLM"},
       {.name = "trtllm",
        .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128",
        .custom_all_reduce = trtllm_custom_all_reduce(), .cuda_graph_max_batch = 128, .all_reduce_jitter_s = spread,
        .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false,
-       .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128",
        .tp_check = "held out, TensorRT-LLM on H100 within 5.1% at TP=2/4 (median over 10 groups; Argonne LLM-Inference-Bench) and "
-                   "NeMo/TensorRT-LLM on DGX A100 and H100 within 1.1% and 3.2% at TP=2/4/8 (README \"Validation\")"},
+                   "NeMo/TensorRT-LLM on DGX A100 and H100 within 1.1% and 3.2% at TP=2/4/8 (README \"Validation\")",
+       .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128"},
       {.name = "tgi",
        .description = "Text Generation Inference: a Rust router, a Python process per shard, NCCL all-reduce, CUDA graphs up to 32",
        .custom_all_reduce = std::nullopt, .cuda_graph_max_batch = 32, .all_reduce_jitter_s = spread, .max_num_seqs = 128, .max_batched_tokens = 4096,
        .chunked_prefill = true,
        .source = "text-generation-inference launcher/src/main.rs @db931fcf: --cuda-graphs 1,2,4,8,16,32, max_concurrent_requests 128, "
-                 "max_batch_prefill_tokens 4096, PREFILL_CHUNKING 1; layers/tensor_parallel.py: torch.distributed.all_reduce (NCCL)",
-       .tp_check = ""},
+                 "max_batch_prefill_tokens 4096, PREFILL_CHUNKING 1; layers/tensor_parallel.py: torch.distributed.all_reduce (NCCL)"},
       {.name = "nccl",
        .description = "plain NCCL for every collective (the baseline: what nccl-tests measures), CUDA graphs on",
-       .custom_all_reduce = std::nullopt, .source = "tpsim's collective model alone", .tp_check = ""},
+       .custom_all_reduce = std::nullopt, .source = "tpsim's collective model alone"},
   };
 }
 

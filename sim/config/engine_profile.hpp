@@ -33,10 +33,10 @@ struct EngineProfile {
   int max_num_seqs = 256;
   int max_batched_tokens = 8192;
   bool chunked_prefill = false;
-  std::string source;
   // What held-out TP-scaling measurements of this engine showed (README "Validation"); said with every
   // configuration of TP > 1. Empty where none was checked.
-  std::string tp_check;
+  std::string tp_check = "";
+  std::string source;
 };
 
 // The spread (standard deviation) of the ranks' arrival at a collective inside a serving framework,
