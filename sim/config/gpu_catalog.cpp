@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpu_catalog_boards.hpp"
 #include "util/spelling.hpp"
 
 namespace tpsim {
@@ -342,6 +343,7 @@ const std::vector<GpuSpec>& gpu_catalog() {
     derive("RTXPRO6000-WS-96GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", 0,
            "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
            "matmul efficiency (as the RTX5090 row)");
+    add_more_boards(t);
     return t;
   }();
   return table;
@@ -364,49 +366,53 @@ namespace {
 // tpsim name -> what `nvidia-smi --query-gpu=name` prints for it (drivers of 2020 on; older
 // drivers print GeForce cards without the "NVIDIA " prefix, which normalising drops anyway).
 const std::vector<std::pair<std::string, std::string>>& smi_names() {
-  static const std::vector<std::pair<std::string, std::string>> names{
-      {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"},   {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB"},
-      {"A100-PCIe-80GB", "NVIDIA A100 80GB PCIe"},   {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3"},
-      {"A100-PCIe-40GB", "NVIDIA A100-PCIE-40GB"},   // Rank lines of xyxxxxx/panoramic's nccl-tests log; PrunaAI results.json
-      {"H100-PCIe-80GB", "NVIDIA H100 PCIe"},        {"H100-NVL-94GB", "NVIDIA H100 NVL"},
-      {"H200-SXM-141GB", "NVIDIA H200"},             {"B200-SXM-180GB", "NVIDIA B200"},
-      {"H20-96GB", "NVIDIA H20"},                    {"GH200-96GB", "NVIDIA GH200 480GB"},
-      {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB"},
-      {"L40S-48GB", "NVIDIA L40S"},                  {"L40-48GB", "NVIDIA L40"},
-      {"L4-24GB", "NVIDIA L4"},                      {"A10-24GB", "NVIDIA A10"},
-      {"A10G-24GB", "NVIDIA A10G"},                  // AWS g5; `nvidia-smi` table, stored file id 10369262131
-      {"V100-PCIe-16GB", "Tesla V100-PCIE-16GB"},    // `nvidia-smi` table, stored file id 66436149009
-      {"V100-PCIe-32GB", "Tesla V100-PCIE-32GB"},    // clinfo Device Name (cgl.ucsf.edu ChimeraX ticket 3156); Sheffield's nccl-tests Rank lines
-      {"A40-48GB", "NVIDIA A40"},                    {"T4-16GB", "Tesla T4"},
-      {"RTXA6000-48GB", "NVIDIA RTX A6000"},         {"RTXA5000-24GB", "NVIDIA RTX A5000"},
-      {"RTXA4000-16GB", "NVIDIA RTX A4000"},         // `nvidia-smi --query-gpu` table, stored file id 69565407358
-      {"RTX4090-24GB", "NVIDIA GeForce RTX 4090"},   {"RTX2080Ti-11GB", "NVIDIA GeForce RTX 2080 Ti"},
-      {"RTX5090-32GB", "NVIDIA GeForce RTX 5090"},
-      // Issue 11 rows; where each spelling was seen printed by nvidia-smi or the CUDA device name (the same string):
-      {"L20-48GB", "NVIDIA L20"},                      // `nvidia-smi -L`, stored file id 15354673624
-      {"A30-24GB", "NVIDIA A30"},                      // `nvidia-smi -L` on Stanford's Sherlock, stored file id 45257212168
-      {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB"},     // PyTorch collect_env "GPU 0: ...", stored file id 56861703564
-      {"A800-PCIe-80GB", "NVIDIA A800 80GB PCIe"},     // device-name check in code, stored file id 45339446182
-      {"H800-SXM5-80GB", "NVIDIA H800"},               // sglang-project/sglang#25063 environment ("GPU 0,1,...: NVIDIA H800")
-      {"RTX3090-24GB", "NVIDIA GeForce RTX 3090"},     // RunPod GPU type ids (= nvidia-smi names), stored file id 56524155601
-      {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // PyTorch collect_env "GPU 0: ...", stored file id 56700046327
-      {"RTXPRO6000-WS-96GB", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"},  // MarcoPizeta/flash-next-rtxpro6000-bench HARDWARE.md
-      {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
-      {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
-      {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
-      {"P100-SXM2-16GB", "Tesla P100-SXM2-16GB"},      // `nvidia-smi` table, stored file id 29170649839
-      {"P100-PCIe-16GB", "Tesla P100-PCIE-16GB"},      // TensorFlow's device list, stored file id 19685928972
-      {"P100-PCIe-12GB", "Tesla P100-PCIE-12GB"},      // a PCI id table of device names, stored file id 38073908391
-      {"P40-24GB", "Tesla P40"},                       // the same table; a homelab `topo -m` page, stored file id 25111988244
-      {"K80-12GB", "Tesla K80"},                       // lattice/quda#669 (its `nvidia-smi topo -m`)
-      {"B300-SXM-288GB", "NVIDIA B300 SXM6 AC"},       // `nvidia-smi -L` / nvlink --status, stored file id 63125688786
-      {"GB200-185GB", "NVIDIA GB200"},                 // `nvidia-smi` table, stored file id 54650828460
-      {"GB300-278GB", "NVIDIA GB300"},                 // `nvidia-smi` table, stored file id 66256874927
-      {"RTX5080-16GB", "NVIDIA GeForce RTX 5080"},     // `nvidia-smi` table, stored file id 69765671485
-      {"RTX5070Ti-16GB", "NVIDIA GeForce RTX 5070 Ti"},  // `nvidia-smi` table, stored file id 2532591600
-      {"RTX5070-12GB", "NVIDIA GeForce RTX 5070"},     // `nvidia-smi` table, stored file id 67263251492
-      {"RTX5060Ti-16GB", "NVIDIA GeForce RTX 5060 Ti"},  // `topo -m` capture, stored file id 68859080607
-  };
+  static const std::vector<std::pair<std::string, std::string>> names = [] {
+    std::vector<std::pair<std::string, std::string>> n{
+        {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"},   {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB"},
+        {"A100-PCIe-80GB", "NVIDIA A100 80GB PCIe"},   {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3"},
+        {"A100-PCIe-40GB", "NVIDIA A100-PCIE-40GB"},   // Rank lines of xyxxxxx/panoramic's nccl-tests log; PrunaAI results.json
+        {"H100-PCIe-80GB", "NVIDIA H100 PCIe"},        {"H100-NVL-94GB", "NVIDIA H100 NVL"},
+        {"H200-SXM-141GB", "NVIDIA H200"},             {"B200-SXM-180GB", "NVIDIA B200"},
+        {"H20-96GB", "NVIDIA H20"},                    {"GH200-96GB", "NVIDIA GH200 480GB"},
+        {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB"},
+        {"L40S-48GB", "NVIDIA L40S"},                  {"L40-48GB", "NVIDIA L40"},
+        {"L4-24GB", "NVIDIA L4"},                      {"A10-24GB", "NVIDIA A10"},
+        {"A10G-24GB", "NVIDIA A10G"},                  // AWS g5; `nvidia-smi` table, stored file id 10369262131
+        {"V100-PCIe-16GB", "Tesla V100-PCIE-16GB"},    // `nvidia-smi` table, stored file id 66436149009
+        {"V100-PCIe-32GB", "Tesla V100-PCIE-32GB"},    // clinfo Device Name (cgl.ucsf.edu ChimeraX ticket 3156); Sheffield's nccl-tests Rank lines
+        {"A40-48GB", "NVIDIA A40"},                    {"T4-16GB", "Tesla T4"},
+        {"RTXA6000-48GB", "NVIDIA RTX A6000"},         {"RTXA5000-24GB", "NVIDIA RTX A5000"},
+        {"RTXA4000-16GB", "NVIDIA RTX A4000"},         // `nvidia-smi --query-gpu` table, stored file id 69565407358
+        {"RTX4090-24GB", "NVIDIA GeForce RTX 4090"},   {"RTX2080Ti-11GB", "NVIDIA GeForce RTX 2080 Ti"},
+        {"RTX5090-32GB", "NVIDIA GeForce RTX 5090"},
+        // Issue 11 rows; where each spelling was seen printed by nvidia-smi or the CUDA device name (the same string):
+        {"L20-48GB", "NVIDIA L20"},                      // `nvidia-smi -L`, stored file id 15354673624
+        {"A30-24GB", "NVIDIA A30"},                      // `nvidia-smi -L` on Stanford's Sherlock, stored file id 45257212168
+        {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB"},     // PyTorch collect_env "GPU 0: ...", stored file id 56861703564
+        {"A800-PCIe-80GB", "NVIDIA A800 80GB PCIe"},     // device-name check in code, stored file id 45339446182
+        {"H800-SXM5-80GB", "NVIDIA H800"},               // sglang-project/sglang#25063 environment ("GPU 0,1,...: NVIDIA H800")
+        {"RTX3090-24GB", "NVIDIA GeForce RTX 3090"},     // RunPod GPU type ids (= nvidia-smi names), stored file id 56524155601
+        {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // PyTorch collect_env "GPU 0: ...", stored file id 56700046327
+        {"RTXPRO6000-WS-96GB", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"},  // MarcoPizeta/flash-next-rtxpro6000-bench HARDWARE.md
+        {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
+        {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
+        {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
+        {"P100-SXM2-16GB", "Tesla P100-SXM2-16GB"},      // `nvidia-smi` table, stored file id 29170649839
+        {"P100-PCIe-16GB", "Tesla P100-PCIE-16GB"},      // TensorFlow's device list, stored file id 19685928972
+        {"P100-PCIe-12GB", "Tesla P100-PCIE-12GB"},      // a PCI id table of device names, stored file id 38073908391
+        {"P40-24GB", "Tesla P40"},                       // the same table; a homelab `topo -m` page, stored file id 25111988244
+        {"K80-12GB", "Tesla K80"},                       // lattice/quda#669 (its `nvidia-smi topo -m`)
+        {"B300-SXM-288GB", "NVIDIA B300 SXM6 AC"},       // `nvidia-smi -L` / nvlink --status, stored file id 63125688786
+        {"GB200-185GB", "NVIDIA GB200"},                 // `nvidia-smi` table, stored file id 54650828460
+        {"GB300-278GB", "NVIDIA GB300"},                 // `nvidia-smi` table, stored file id 66256874927
+        {"RTX5080-16GB", "NVIDIA GeForce RTX 5080"},     // `nvidia-smi` table, stored file id 69765671485
+        {"RTX5070Ti-16GB", "NVIDIA GeForce RTX 5070 Ti"},  // `nvidia-smi` table, stored file id 2532591600
+        {"RTX5070-12GB", "NVIDIA GeForce RTX 5070"},     // `nvidia-smi` table, stored file id 67263251492
+        {"RTX5060Ti-16GB", "NVIDIA GeForce RTX 5060 Ti"},  // `topo -m` capture, stored file id 68859080607
+    };
+    n.insert(n.end(), more_board_smi_names().begin(), more_board_smi_names().end());
+    return n;
+  }();
   return names;
 }
 

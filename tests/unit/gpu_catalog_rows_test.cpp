@@ -45,6 +45,34 @@ const std::vector<std::pair<std::string, std::string>> kIssue11Rows = {
     {"Tesla V100-PCIE-32GB", "V100-PCIe-32GB"},
 };
 
+// Session 31's boards (sim/config/gpu_catalog_boards.cpp), nvidia-smi's spelling -> tpsim's row; old
+// drivers print TITAN and GeForce boards without "NVIDIA " (stored file ids 2492035710, 1250847716).
+const std::vector<std::pair<std::string, std::string>> kMoreBoards = {
+    {"Quadro RTX 8000", "QuadroRTX8000-48GB"},
+    {"Quadro RTX 6000", "QuadroRTX6000-24GB"},
+    {"NVIDIA TITAN RTX", "TITANRTX-24GB"},
+    {"TITAN RTX", "TITANRTX-24GB"},
+    {"NVIDIA TITAN V", "TITANV-12GB"},
+    {"TITAN V", "TITANV-12GB"},
+    {"NVIDIA GeForce RTX 3060", "RTX3060-12GB"},
+    {"NVIDIA GeForce RTX 3080", "RTX3080-10GB"},
+    {"NVIDIA GeForce RTX 3080 Ti", "RTX3080Ti-12GB"},
+    {"NVIDIA GeForce RTX 3090 Ti", "RTX3090Ti-24GB"},
+    {"NVIDIA GeForce RTX 4060 Ti", "RTX4060Ti-16GB"},
+    {"NVIDIA GeForce RTX 4070 Ti SUPER", "RTX4070TiSuper-16GB"},
+    {"NVIDIA GeForce RTX 4080", "RTX4080-16GB"},
+    {"NVIDIA GeForce RTX 4080 SUPER", "RTX4080Super-16GB"},
+    {"NVIDIA RTX A4500", "RTXA4500-20GB"},
+    {"NVIDIA RTX A5500", "RTXA5500-24GB"},
+    {"NVIDIA RTX 4500 Ada Generation", "RTX4500Ada-24GB"},
+    {"NVIDIA RTX 5000 Ada Generation", "RTX5000Ada-32GB"},
+    {"NVIDIA A16", "A16-16GB"},
+    {"NVIDIA H200 NVL", "H200-NVL-141GB"},
+    {"Tesla P4", "P4-8GB"},
+    {"NVIDIA GeForce GTX 1080 Ti", "GTX1080Ti-11GB"},
+    {"NVIDIA TITAN Xp", "TITANXp-12GB"},
+};
+
 std::string upper(std::string s) {
   for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -74,6 +102,52 @@ TEST_CASE("GPU table: every issue-11 row resolves from its nvidia-smi name, in a
   }
 }
 
+TEST_CASE("GPU table: every session-31 board resolves from its nvidia-smi name, in any case") {
+  for (const auto& [smi, row] : kMoreBoards) {
+    CAPTURE(smi);
+    REQUIRE(find_gpu(row) != nullptr);
+    CHECK(resolved(smi) == row);
+    CHECK(resolved(upper(smi)) == row);
+    CHECK(resolved(lower(row)) == row);
+    CHECK(gpu_link_spec(smi).gpu_model == row);
+  }
+  // Same chip, other board: the H200 NVL is not the SXM H200, the 4080 SUPER not the 4080.
+  CHECK(resolved("NVIDIA H200") == "H200-SXM-141GB");
+  CHECK(resolved("NVIDIA GeForce RTX 4080") != resolved("NVIDIA GeForce RTX 4080 SUPER"));
+}
+
+TEST_CASE("GPU table: session-31 datasheet figures and their arithmetic") {
+  // Dense tensor peaks the sources do not print: tensor cores x boost clock x FLOP per core per clock,
+  // 128 on GeForce Ampere/Ada (FP32 accumulate at half rate), 256 on workstation Ampere/Ada.
+  auto tflops = [](const char* gpu) { return find_gpu(gpu)->bf16_peak_flops / 1e12; };
+  CHECK(tflops("RTX3060-12GB") == doctest::Approx(112 * 1.777 * 128 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX3080-10GB") == doctest::Approx(272 * 1.71 * 128 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX3080Ti-12GB") == doctest::Approx(320 * 1.665 * 128 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX3090Ti-24GB") == doctest::Approx(336 * 1.86 * 128 / 1e3).scale(0).epsilon(0.002));    // llm.c's 80
+  CHECK(tflops("RTX4060Ti-16GB") == doctest::Approx(136 * 2.535 * 128 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX4070TiSuper-16GB") == doctest::Approx(264 * 2.61 * 128 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX4080-16GB") == doctest::Approx(304 * 2.505 * 128 / 1e3).scale(0).epsilon(0.002));     // printed 97.5
+  CHECK(tflops("RTX4080Super-16GB") == doctest::Approx(320 * 2.55 * 128 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTXA4500-20GB") == doctest::Approx(189.2 / 2).scale(0));                                   // sparse / 2
+  CHECK(tflops("RTXA5500-24GB") == doctest::Approx(320 * 1.665 * 256 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX4500Ada-24GB") == doctest::Approx(240 * 2.58 * 256 / 1e3).scale(0).epsilon(0.002));
+  CHECK(tflops("RTX5000Ada-32GB") == doctest::Approx(1044.4 / 4).scale(0));       // FP8 sparse / 2 / 2
+  CHECK(find_gpu("RTX5000Ada-32GB")->fp8_peak_flops == doctest::Approx(1044.4e12 / 2).scale(0));
+  for (const char* ada : {"RTX4060Ti-16GB", "RTX4070TiSuper-16GB", "RTX4080-16GB", "RTX4080Super-16GB", "RTX4500Ada-24GB"})
+    CHECK_MESSAGE(find_gpu(ada)->fp8_peak_flops == doctest::Approx(2 * find_gpu(ada)->bf16_peak_flops).scale(0).epsilon(0.002), ada);
+  CHECK(find_gpu("H200-NVL-141GB")->fp8_peak_flops == doctest::Approx(3341e12 / 2).scale(0));
+  CHECK(find_gpu("H200-NVL-141GB")->hbm_peak_Bps == doctest::Approx(4.8e12).scale(0));
+  // Turing: 130.5 FP16 tensor TFLOPS with FP32 accumulate (no bf16); Pascal: the FP32 peak (FP16 at 1/64).
+  for (const char* turing : {"QuadroRTX8000-48GB", "QuadroRTX6000-24GB", "TITANRTX-24GB"}) CHECK(tflops(turing) == doctest::Approx(130.5).scale(0));
+  CHECK(tflops("GTX1080Ti-11GB") == doctest::Approx(11.3).scale(0));
+  // Consumer boards: no PCIe P2P on the stock driver; workstation and data-center boards: P2P.
+  for (const char* consumer : {"TITANRTX-24GB", "TITANV-12GB", "RTX3060-12GB", "RTX3090Ti-24GB", "RTX4080-16GB", "GTX1080Ti-11GB", "TITANXp-12GB"})
+    CHECK_MESSAGE(!find_gpu(consumer)->pcie_p2p, consumer);
+  for (const char* pro : {"QuadroRTX8000-48GB", "RTXA5500-24GB", "RTX5000Ada-32GB", "A16-16GB", "H200-NVL-141GB", "P4-8GB"})
+    CHECK_MESSAGE(find_gpu(pro)->pcie_p2p, pro);
+  for (const auto& [smi, row] : kMoreBoards) CHECK_MESSAGE(find_gpu(row)->source.find("derived") != std::string::npos, row);
+}
+
 TEST_CASE("GPU table: a near misspelling of an nvidia-smi name hints the near GPU") {
   // "PCle" (lower-case L for I) is one edit from the A800 PCIe's normalised name, two from the A100 PCIe's.
   CHECK(gpu_name_hint("A800 80GB PCle") == "; did you mean 'A800-PCIe-80GB' (nvidia-smi: NVIDIA A800 80GB PCIe)?");
@@ -99,7 +173,7 @@ TEST_CASE("GPU table: a short name several models contain hints those models, no
   CHECK(gpu_name_hint("Tesla M60") == "");                // "m60": two edits from "h20"
   CHECK(gpu_name_hint("NVIDIA GB10") == "");              // "gb10": two edits from "a10", 4 characters
   CHECK(gpu_name_hint("NVIDIA GeForce GTX 1070") == "");  // "gtx1070": not the RTX 5070
-  CHECK(gpu_name_hint("NVIDIA H200 NVL") == "");          // "h200nvl": not the H100 NVL
+  CHECK(gpu_name_hint("NVIDIA RTX 4000 Ada Generation") == "");  // no row (its bandwidth was not found): not the 4500 Ada
   CHECK(gpu_name_hint("H100 80GB HMB3") == "; did you mean 'H100-SXM5-80GB' (nvidia-smi: NVIDIA H100 80GB HBM3)?");
 }
 
@@ -145,6 +219,14 @@ TEST_CASE("GPU table: NVLink of the issue-11 rows adds up to the published total
   CHECK_FALSE(gpu_link_spec("RTX3090-24GB").p2p);                 // GeForce: no PCIe P2P
   // A30: the NV4 a published matrix prints between bridged A30s, NVLink 3's 25 GB/s a link: 4 x 25 x 2 (derived).
   CHECK(both_ways("A30-24GB") == doctest::Approx(200e9).scale(0));
+  // Session 31: TU102's two NVLink2 x8 links, 25 GB/s each way: 100 GB/s; GA102's bridge 112.5 GB/s; the
+  // H200 NVL's bridge 900 GB/s per GPU = 18 NVLink4 links.
+  for (const char* tu102 : {"QuadroRTX8000-48GB", "QuadroRTX6000-24GB", "TITANRTX-24GB"})
+    CHECK(both_ways(tu102) == doctest::Approx(100e9).scale(0));
+  for (const char* ga102 : {"RTX3090Ti-24GB", "RTXA4500-20GB", "RTXA5500-24GB"}) CHECK(both_ways(ga102) == doctest::Approx(112.5e9).scale(0));
+  CHECK(both_ways("H200-NVL-141GB") == doctest::Approx(900e9).scale(0));
+  for (const char* pcie_only : {"RTX4080-16GB", "RTX5000Ada-32GB", "A16-16GB", "TITANV-12GB"})
+    CHECK(gpu_link_spec(pcie_only).nvlinks_per_gpu == 0);
   for (const char* pcie_only : {"L20-48GB", "RTX6000Ada-48GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB"})
     CHECK(gpu_link_spec(pcie_only).nvlinks_per_gpu == 0);
 }
