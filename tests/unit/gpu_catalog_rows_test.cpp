@@ -154,6 +154,10 @@ TEST_CASE("GPU table: a near misspelling of an nvidia-smi name hints the near GP
   CHECK(gpu_name_hint("NVIDIA B300 SXM6") == "; did you mean 'B300-SXM-288GB' (nvidia-smi: NVIDIA B300 SXM6 AC)?");
   CHECK(gpu_name_hint("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition") ==
         "; did you mean 'RTXPRO6000-WS-96GB' (nvidia-smi: NVIDIA RTX PRO 6000 Blackwell Workstation Edition)?");
+  // Words left out: the one model with the same numbers whose name holds the rest in order (a published
+  // matrix's prose named its GPUs so).
+  CHECK(gpu_name_hint("RTX Pro 6000 Workstation") ==
+        "; did you mean 'RTXPRO6000-WS-96GB' (nvidia-smi: NVIDIA RTX PRO 6000 Blackwell Workstation Edition)?");
   CHECK(gpu_name_hint("NVIDIA RTX 6000 Ada Generaton") ==
         "; did you mean 'RTX6000Ada-48GB' (nvidia-smi: NVIDIA RTX 6000 Ada Generation)?");
   // A name cut short (the "B" of 16GB lost) is one edit from the V100 PCIe 16GB's normalised names, two from

@@ -385,7 +385,21 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xl40s-node-sys-1nic-sys-nccl-tests273.txt", "L40S-48GB"},
       {"3xrtxa6000-nv4-pair-node-2nic-numa1.txt", "RTXA6000-48GB"},
       {"7xrtx3090-5060ti-md-table-nv4-pxb-phb.txt", "RTX3090-24GB"},  // GPU6 is an RTX 5060 Ti: classes only
-      {"4xh200nvl-nv6-row-annotations.txt", "H100-NVL-94GB"},         // an H200 NVL box: the table lacks it
+      {"4xh200nvl-nv6-row-annotations.txt", "H200-NVL-141GB"},
+      // Session 31 (a helper's search: 45 matrices not yet here, 43 import with every pair in its code's
+      // class, 2 rightly refused; these kept): a block indented 4 spaces; an H200 box on EPYC; vLLM's
+      // environment report indented, the header's first tab lost; interleaved CPU lists on a Quadro
+      // RTX 6000 pair; a header at column 0 with spaces before "CPU Affinity"; a 2017 legend with SOC;
+      // bonded NICs on B300, space-separated; "CPU     Affinity" split by spaces; 6 GPUs.
+      {"4xl40s-sys-1numa-indented-md.txt", "L40S-48GB"},
+      {"8xh200-nv18-8nic-epyc9534.txt", "H200-SXM-141GB"},
+      {"8xh100-vllm-env-indented-header-tab-lost-1nic.txt", "H100-SXM5-80GB"},
+      {"2xquadro-rtx6000-sys-interleaved-cpus.txt", "QuadroRTX6000-24GB"},
+      {"4xa100-polaris-nv4-header-col0-mixed-spaces.txt", "A100-SXM4-40GB"},
+      {"8xp40-pix-pxb-soc-nic-old-legend.txt", "P40-24GB"},
+      {"8xb300-cx8-bond-8nic-spaces.txt", "B300-SXM-288GB"},
+      {"8xv100-cube-indented-cpu-affinity-split-header.txt", "V100-SXM2-16GB"},
+      {"6xa100-pcie-nv12-pairs-node-sys-1nic-inferred.txt", "A100-PCIe-80GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
