@@ -181,4 +181,9 @@ TEST_CASE("an engine's held-out TP check is said with every configuration of TP 
   REQUIRE(checks(tp4, "vllm") == 1);
   CHECK(std::any_of(tp4.notes.begin(), tp4.notes.end(),
                     [](const std::string& n) { return n.find("read TP>1 as optimistic") != std::string::npos; }));
+  // Plain NCCL (the profile the FasterTransformer check runs as) carries that set's finding.
+  s.engine.name = "nccl";
+  const ScenarioResult nccl = run_scenario(s, {});
+  CHECK(checks(config(nccl, "TP=1"), "nccl") == 0);
+  CHECK(checks(config(nccl, "TP=8"), "nccl") == 1);
 }
