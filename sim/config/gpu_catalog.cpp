@@ -278,10 +278,11 @@ const std::vector<GpuSpec>& gpu_catalog() {
     // GeForce Blackwell below the 5090 (their comment above): GB20x, Gen5 host link, no P2P, the RTX5090 row's fractions.
     auto geforce_blackwell = [&t](std::string name, double memory_B, double bw_Bps, double bf16_flops, const std::string& peak,
                                  const std::string& caveat = "") {
-      t.push_back({.name = std::move(name), .compute_capability = 120, .memory_B = memory_B, .hbm_peak_Bps = bw_Bps,
-                   .hbm_achievable_Bps = bw_Bps * 0.85, .bf16_peak_flops = bf16_flops, .matmul_efficiency = 0.7,
-                   .pcie_generation = 5, .pcie_p2p = false,
-                   .source = "derived: " + peak + " with 85% memory and 70% matmul efficiency (as the RTX5090 row)" + caveat});
+      GpuSpec g{.name = std::move(name), .compute_capability = 120, .memory_B = memory_B, .hbm_peak_Bps = bw_Bps,
+                .bf16_peak_flops = bf16_flops, .pcie_generation = 5, .pcie_p2p = false,
+                .source = "derived: " + peak + " with 85% memory and 70% matmul efficiency (as the RTX5090 row)" + caveat};
+      derive_board_fractions(g);
+      t.push_back(std::move(g));
     };
     geforce_blackwell("RTX5080-16GB", 16 * GB, 960 * GB, 112.6 * TF, "spec table (AI TOPS / 16)");
     geforce_blackwell("RTX5070Ti-16GB", 16 * GB, 896 * GB, 87.9 * TF, "spec table (AI TOPS / 16)");

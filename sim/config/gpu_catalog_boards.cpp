@@ -9,16 +9,22 @@
 // 512 x 2.52 x 128), 256 for workstation and data-center Ampere and Ada, which run FP32 accumulate at
 // the full rate (A40 datasheet: "Peak BF16 Tensor TFLOPS with FP32 Accumulate 149.7"), FP8 twice the BF16
 // rate. The rule gives NVIDIA's printed 97.5 (RTX 4080), 94.6 (RTX A4500) and 261.1 (RTX 5000 Ada).
-// Achievable fractions are the GDDR rows' (85% memory, 70% matmul efficiency), derived, not measured.
+// Achievable fractions are the GDDR rows' (85% memory, 70% matmul efficiency; derive_board_fractions), derived,
+// not measured; a row that states its own keeps them.
 // Not added (a figure not found): RTX 4000 Ada (memory bandwidth), A2 (memory bandwidth).
 #include "gpu_catalog_boards.hpp"
 
 namespace tpsim {
 namespace {
 constexpr double GB = 1e9, TF = 1e12, US = 1e-6;
-constexpr double GDDR_SHARE = 0.85, MATMUL = 0.7;
 const char* DERIVED = "derived: datasheet with 85% memory and 70% matmul efficiency (as the RTX4090 row)";
 }  // namespace
+
+void derive_board_fractions(GpuSpec& g) {
+  constexpr double MEMORY_SHARE = 0.85, MATMUL = 0.7;
+  if (!g.hbm_achievable_Bps) g.hbm_achievable_Bps = g.hbm_peak_Bps * MEMORY_SHARE;
+  if (!g.matmul_efficiency) g.matmul_efficiency = MATMUL;
+}
 
 void add_more_boards(std::vector<GpuSpec>& t) {
   const std::string derived = DERIVED;
@@ -29,11 +35,11 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // to 25 Gigabytes/second in each direction"). The passive server RTX 6000 runs 624 GB/s and 119.4 TFLOPS
       // under the same name (Leadtek passive page). Compute capability 7.5.
       {.name = "QuadroRTX8000-48GB", .compute_capability = 75, .memory_B = 48 * GB, .hbm_peak_Bps = 672 * GB,
-       .hbm_achievable_Bps = 672 * GB * GDDR_SHARE, .bf16_peak_flops = 130.5 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 130.5 * TF,
        .nvlink_generation = 2, .nvlinks_per_gpu = 2, .pcie_generation = 3,
        .source = derived + " (fp16 tensor peak, no bf16); NVLink bridge 100 GB/s both ways over 2 links"},
       {.name = "QuadroRTX6000-24GB", .compute_capability = 75, .memory_B = 24 * GB, .hbm_peak_Bps = 672 * GB,
-       .hbm_achievable_Bps = 672 * GB * GDDR_SHARE, .bf16_peak_flops = 130.5 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 130.5 * TF,
        .nvlink_generation = 2, .nvlinks_per_gpu = 2, .pcie_generation = 3,
        .source = derived + " (fp16 tensor peak, no bf16; the passive server board: 624 GB/s, 119.4 TFLOPS); NVLink "
                            "bridge 100 GB/s both ways over 2 links"},
@@ -43,11 +49,11 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // 653 GB/s (anandtech 12673), 110 tensor TFLOPS FP16 (geektopia.es); its NVLink and PCIe not found (PCIe 3.0
       // as the V100 PCIe, D). Consumer drivers: no PCIe P2P, as the GeForce rows.
       {.name = "TITANRTX-24GB", .compute_capability = 75, .memory_B = 24 * GB, .hbm_peak_Bps = 672 * GB,
-       .hbm_achievable_Bps = 672 * GB * GDDR_SHARE, .bf16_peak_flops = 130.5 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 130.5 * TF,
        .nvlink_generation = 2, .nvlinks_per_gpu = 2, .pcie_generation = 3, .pcie_p2p = false,
        .source = derived + " (fp16 tensor peak, no bf16); NVLink bridge 100 GB/s both ways over 2 links"},
       {.name = "TITANV-12GB", .compute_capability = 70, .memory_B = 12 * GB, .hbm_peak_Bps = 653 * GB,
-       .hbm_achievable_Bps = 653 * GB * GDDR_SHARE, .bf16_peak_flops = 110 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 110 * TF,
        .pcie_generation = 3, .pcie_p2p = false,
        .source = derived + " (fp16 tensor peak, no bf16; 85% HBM as the V100 rows); NVLink not found: none modelled"},
       // GeForce Ampere (no NVLink but the 3090 Ti's bridge, PCIe 4.0 x16, compute capability 8.6). RTX 3060: 12 GB,
@@ -56,16 +62,16 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // (wccftech; 19 Gbps x 384 bit / 8), 320 x 1.665 x 128 = 68.2 (D). RTX 3090 Ti: 24 GB, 1008 GB/s (tweaktown
       // 84164), 80 TFLOPS (llm.c), NVLink 3.0 x4 (sweclockers 35472), 112.5 GB/s both ways as the RTX 3090.
       {.name = "RTX3060-12GB", .compute_capability = 86, .memory_B = 12 * GB, .hbm_peak_Bps = 360 * GB,
-       .hbm_achievable_Bps = 360 * GB * GDDR_SHARE, .bf16_peak_flops = 25.5 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 25.5 * TF,
        .pcie_generation = 4, .pcie_p2p = false, .source = derived + "; tensor peak from cores x clock"},
       {.name = "RTX3080-10GB", .compute_capability = 86, .memory_B = 10 * GB, .hbm_peak_Bps = 760 * GB,
-       .hbm_achievable_Bps = 760 * GB * GDDR_SHARE, .bf16_peak_flops = 59.5 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 59.5 * TF,
        .pcie_generation = 4, .pcie_p2p = false, .source = derived + "; tensor peak from cores x clock"},
       {.name = "RTX3080Ti-12GB", .compute_capability = 86, .memory_B = 12 * GB, .hbm_peak_Bps = 912 * GB,
-       .hbm_achievable_Bps = 912 * GB * GDDR_SHARE, .bf16_peak_flops = 68.2 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 68.2 * TF,
        .pcie_generation = 4, .pcie_p2p = false, .source = derived + "; tensor peak from cores x clock"},
       {.name = "RTX3090Ti-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 1008 * GB,
-       .hbm_achievable_Bps = 1008 * GB * GDDR_SHARE, .bf16_peak_flops = 80 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 80 * TF,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .pcie_p2p = false, .source = derived + "; NVLink bridge 112.5 GB/s both ways over 4 links"},
       // GeForce Ada (no NVLink, compute capability 8.9; FP8 twice BF16, D). RTX 4060 Ti 16 GB: 288 GB/s, PCIe 4.0 x8
@@ -74,30 +80,30 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // RTX 4080: 16 GB, 717 GB/s, 97.5 TFLOPS (holynerdvana's copy of Tom's Hardware's table; llm.c "4080: 304TCs,
       // 2505 GHz; 97.5TFlops"). RTX 4080 SUPER: 16 GB, 736 GB/s (cnews.cz), 320 x 2.55 x 128 = 104.4 (D).
       {.name = "RTX4060Ti-16GB", .compute_capability = 89, .memory_B = 16 * GB, .hbm_peak_Bps = 288 * GB,
-       .hbm_achievable_Bps = 288 * GB * GDDR_SHARE, .bf16_peak_flops = 44.1 * TF, .fp8_peak_flops = 88.3 * TF,
-       .matmul_efficiency = MATMUL, .pcie_generation = 4, .pcie_p2p = false,
+       .bf16_peak_flops = 44.1 * TF, .fp8_peak_flops = 88.3 * TF,
+       .pcie_generation = 4, .pcie_p2p = false,
        .source = derived + "; tensor peak from cores x clock; PCIe 4.0 x8 modelled as x16"},
       {.name = "RTX4070TiSuper-16GB", .compute_capability = 89, .memory_B = 16 * GB, .hbm_peak_Bps = 672 * GB,
-       .hbm_achievable_Bps = 672 * GB * GDDR_SHARE, .bf16_peak_flops = 88.2 * TF, .fp8_peak_flops = 176.4 * TF,
-       .matmul_efficiency = MATMUL, .pcie_generation = 4, .pcie_p2p = false,
+       .bf16_peak_flops = 88.2 * TF, .fp8_peak_flops = 176.4 * TF,
+       .pcie_generation = 4, .pcie_p2p = false,
        .source = derived + "; tensor peak from cores x clock"},
       {.name = "RTX4080-16GB", .compute_capability = 89, .memory_B = 16 * GB, .hbm_peak_Bps = 717 * GB,
-       .hbm_achievable_Bps = 717 * GB * GDDR_SHARE, .bf16_peak_flops = 97.5 * TF, .fp8_peak_flops = 195 * TF,
-       .matmul_efficiency = MATMUL, .pcie_generation = 4, .pcie_p2p = false, .source = derived},
+       .bf16_peak_flops = 97.5 * TF, .fp8_peak_flops = 195 * TF,
+       .pcie_generation = 4, .pcie_p2p = false, .source = derived},
       {.name = "RTX4080Super-16GB", .compute_capability = 89, .memory_B = 16 * GB, .hbm_peak_Bps = 736 * GB,
-       .hbm_achievable_Bps = 736 * GB * GDDR_SHARE, .bf16_peak_flops = 104.4 * TF, .fp8_peak_flops = 208.9 * TF,
-       .matmul_efficiency = MATMUL, .pcie_generation = 4, .pcie_p2p = false,
+       .bf16_peak_flops = 104.4 * TF, .fp8_peak_flops = 208.9 * TF,
+       .pcie_generation = 4, .pcie_p2p = false,
        .source = derived + "; tensor peak from cores x clock"},
       // RTX A4500: 20 GB, 640 GB/s, 189.2 tensor TFLOPS with sparsity (NVIDIA's Chinese datasheet text and cnBeta, as
       // search excerpts; cputronic), 94.6 dense; 2-way NVLink, its rate the GA102 bridge's (D). RTX A5500: 24 GB,
       // 768 GB/s, PCIe 4.0 x16, "112.5 GB/s bidirectional NVLink" (NVIDIA's A5500 datasheet as stored file id
       // 67150829151 quotes it), 320 x 1.665 GHz (34.1 FP32 TFLOPS / 2 / 10240 cores, tomshardware.fr) x 256 = 136.4 (D).
       {.name = "RTXA4500-20GB", .compute_capability = 86, .memory_B = 20 * GB, .hbm_peak_Bps = 640 * GB,
-       .hbm_achievable_Bps = 640 * GB * GDDR_SHARE, .bf16_peak_flops = 94.6 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 94.6 * TF,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .source = derived + " (tensor peak / 2 for sparsity); NVLink bridge 112.5 GB/s both ways over 4 links (GA102's)"},
       {.name = "RTXA5500-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 768 * GB,
-       .hbm_achievable_Bps = 768 * GB * GDDR_SHARE, .bf16_peak_flops = 136.4 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 136.4 * TF,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .source = derived + "; tensor peak from cores x clock; NVLink bridge 112.5 GB/s both ways over 4 links"},
       // RTX 4500 Ada: 24 GB, 432 GB/s, PCIe 4.0 x16 (askgeek.io), 240 TC (technicalcity) x 2.58 GHz x 256 = 158.5 (D).
@@ -105,16 +111,16 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // atineoSE/coding-model-seeks-gpu pipeline/pipeline/sources/rtx5000ada_specs.md @ff052946 copies it): FP8 522.2
       // dense, BF16 261.1.
       {.name = "RTX4500Ada-24GB", .compute_capability = 89, .memory_B = 24 * GB, .hbm_peak_Bps = 432 * GB,
-       .hbm_achievable_Bps = 432 * GB * GDDR_SHARE, .bf16_peak_flops = 158.5 * TF, .fp8_peak_flops = 317 * TF,
-       .matmul_efficiency = MATMUL, .pcie_generation = 4, .source = derived + "; tensor peak from cores x clock"},
+       .bf16_peak_flops = 158.5 * TF, .fp8_peak_flops = 317 * TF,
+       .pcie_generation = 4, .source = derived + "; tensor peak from cores x clock"},
       {.name = "RTX5000Ada-32GB", .compute_capability = 89, .memory_B = 32 * GB, .hbm_peak_Bps = 576 * GB,
-       .hbm_achievable_Bps = 576 * GB * GDDR_SHARE, .bf16_peak_flops = 261.1 * TF, .fp8_peak_flops = 522.2 * TF,
-       .matmul_efficiency = MATMUL, .pcie_generation = 4, .source = derived + " (FP8 peak / 2 for sparsity, BF16 half of it)"},
+       .bf16_peak_flops = 261.1 * TF, .fp8_peak_flops = 522.2 * TF,
+       .pcie_generation = 4, .source = derived + " (FP8 peak / 2 for sparsity, BF16 half of it)"},
       // A16: four GA107 GPUs on one board, each 16 GB GDDR6 at 200 GB/s and 17.9 FP16 tensor TFLOPS dense ("4 *
       // 16GB", "4 * 200GB/s", "4x 17.9 || 4x 35.9": panchaea.com's copy of the datasheet); the board's PCIe Gen4
       // x16 is shared by its four GPUs (how the lanes split was not found: each GPU's link is modelled as x16).
       {.name = "A16-16GB", .compute_capability = 86, .memory_B = 16 * GB, .hbm_peak_Bps = 200 * GB,
-       .hbm_achievable_Bps = 200 * GB * GDDR_SHARE, .bf16_peak_flops = 17.9 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 17.9 * TF,
        .pcie_generation = 4, .source = derived + " (one GPU of the board; the board's x16 shared by its four GPUs)"},
       // H200 NVL: 141 GB HBM3e, BF16 835.5 and FP8 1670.5 TFLOPS dense (1,671 and 3,341 sparse), 2- or 4-way NVLink
       // bridge at 900 GB/s per GPU, PCIe Gen5 (stored file id 69175192943, a datasheet compilation); 4.8 TB/s on
@@ -131,16 +137,19 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // 11.3 TFLOPS (NVIDIA's Turing blog Table 1). TITAN Xp: 12 GB, 547.7 GB/s (techgage), 12.1 TFLOPS (anandtech).
       // PCIe 3.0 for the two GeForce boards as the P40 (D). Compute capability 6.1.
       {.name = "P4-8GB", .compute_capability = 61, .memory_B = 8 * GB, .hbm_peak_Bps = 192 * GB,
-       .hbm_achievable_Bps = 192 * GB * GDDR_SHARE, .bf16_peak_flops = 5.5 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 5.5 * TF,
        .pcie_generation = 3, .source = derived + " (fp32 peak: its fp16 runs at 1/64)"},
       {.name = "GTX1080Ti-11GB", .compute_capability = 61, .memory_B = 11 * GB, .hbm_peak_Bps = 484 * GB,
-       .hbm_achievable_Bps = 484 * GB * GDDR_SHARE, .bf16_peak_flops = 11.3 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 11.3 * TF,
        .pcie_generation = 3, .pcie_p2p = false, .source = derived + " (fp32 peak: its fp16 runs at 1/64)"},
       {.name = "TITANXp-12GB", .compute_capability = 61, .memory_B = 12 * GB, .hbm_peak_Bps = 547.7 * GB,
-       .hbm_achievable_Bps = 547.7 * GB * GDDR_SHARE, .bf16_peak_flops = 12.1 * TF, .matmul_efficiency = MATMUL,
+       .bf16_peak_flops = 12.1 * TF,
        .pcie_generation = 3, .pcie_p2p = false, .source = derived + " (fp32 peak: its fp16 runs at 1/64)"},
   };
-  t.insert(t.end(), rows.begin(), rows.end());
+  for (GpuSpec g : rows) {
+    derive_board_fractions(g);
+    t.push_back(std::move(g));
+  }
 }
 
 // Where each spelling was seen printed by nvidia-smi or as the CUDA device name (stored file ids of the

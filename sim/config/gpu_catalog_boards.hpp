@@ -9,6 +9,9 @@
 
 namespace tpsim {
 
+// A board without a measurement of its own: 85% of its datasheet memory bandwidth and 70% matmul
+// efficiency (the RTX 4090 row's fractions, derived), where the row does not state them.
+void derive_board_fractions(GpuSpec& g);
 // Appends the rows to the table.
 void add_more_boards(std::vector<GpuSpec>& table);
 // tpsim name -> what nvidia-smi prints for it, for those rows.
