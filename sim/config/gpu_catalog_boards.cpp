@@ -34,12 +34,10 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // Turing in-depth blog Table 1, stored file id 61797758042: "two NVLink x8 links each capable of delivering up
       // to 25 Gigabytes/second in each direction"). The passive server RTX 6000 runs 624 GB/s and 119.4 TFLOPS
       // under the same name (Leadtek passive page). Compute capability 7.5.
-      {.name = "QuadroRTX8000-48GB", .compute_capability = 75, .memory_B = 48 * GB, .hbm_peak_Bps = 672 * GB,
-       .bf16_peak_flops = 130.5 * TF,
+      {.name = "QuadroRTX8000-48GB", .compute_capability = 75, .memory_B = 48 * GB, .hbm_peak_Bps = 672 * GB, .bf16_peak_flops = 130.5 * TF,
        .nvlink_generation = 2, .nvlinks_per_gpu = 2, .pcie_generation = 3,
        .source = derived + " (fp16 tensor peak, no bf16); NVLink bridge 100 GB/s both ways over 2 links"},
-      {.name = "QuadroRTX6000-24GB", .compute_capability = 75, .memory_B = 24 * GB, .hbm_peak_Bps = 672 * GB,
-       .bf16_peak_flops = 130.5 * TF,
+      {.name = "QuadroRTX6000-24GB", .compute_capability = 75, .memory_B = 24 * GB, .hbm_peak_Bps = 672 * GB, .bf16_peak_flops = 130.5 * TF,
        .nvlink_generation = 2, .nvlinks_per_gpu = 2, .pcie_generation = 3,
        .source = derived + " (fp16 tensor peak, no bf16; the passive server board: 624 GB/s, 119.4 TFLOPS); NVLink "
                            "bridge 100 GB/s both ways over 2 links"},
@@ -48,12 +46,10 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // GA102 whitepaper); PCIe 3.0 and 2 links as the TU102 Quadro boards (D). TITAN V (GV100): 12 GB HBM2,
       // 653 GB/s (anandtech 12673), 110 tensor TFLOPS FP16 (geektopia.es); its NVLink and PCIe not found (PCIe 3.0
       // as the V100 PCIe, D). Consumer drivers: no PCIe P2P, as the GeForce rows.
-      {.name = "TITANRTX-24GB", .compute_capability = 75, .memory_B = 24 * GB, .hbm_peak_Bps = 672 * GB,
-       .bf16_peak_flops = 130.5 * TF,
+      {.name = "TITANRTX-24GB", .compute_capability = 75, .memory_B = 24 * GB, .hbm_peak_Bps = 672 * GB, .bf16_peak_flops = 130.5 * TF,
        .nvlink_generation = 2, .nvlinks_per_gpu = 2, .pcie_generation = 3, .pcie_p2p = false,
        .source = derived + " (fp16 tensor peak, no bf16); NVLink bridge 100 GB/s both ways over 2 links"},
-      {.name = "TITANV-12GB", .compute_capability = 70, .memory_B = 12 * GB, .hbm_peak_Bps = 653 * GB,
-       .bf16_peak_flops = 110 * TF,
+      {.name = "TITANV-12GB", .compute_capability = 70, .memory_B = 12 * GB, .hbm_peak_Bps = 653 * GB, .bf16_peak_flops = 110 * TF,
        .pcie_generation = 3, .pcie_p2p = false,
        .source = derived + " (fp16 tensor peak, no bf16; 85% HBM as the V100 rows); NVLink not found: none modelled"},
       // GeForce Ampere (no NVLink but the 3090 Ti's bridge, PCIe 4.0 x16, compute capability 8.6). RTX 3060: 12 GB,
@@ -61,17 +57,13 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // same name). RTX 3080: 10 GB, 760 GB/s (itcreations), 272 x 1.71 x 128 = 59.5 (D). RTX 3080 Ti: 12 GB, 912 GB/s
       // (wccftech; 19 Gbps x 384 bit / 8), 320 x 1.665 x 128 = 68.2 (D). RTX 3090 Ti: 24 GB, 1008 GB/s (tweaktown
       // 84164), 80 TFLOPS (llm.c), NVLink 3.0 x4 (sweclockers 35472), 112.5 GB/s both ways as the RTX 3090.
-      {.name = "RTX3060-12GB", .compute_capability = 86, .memory_B = 12 * GB, .hbm_peak_Bps = 360 * GB,
-       .bf16_peak_flops = 25.5 * TF,
+      {.name = "RTX3060-12GB", .compute_capability = 86, .memory_B = 12 * GB, .hbm_peak_Bps = 360 * GB, .bf16_peak_flops = 25.5 * TF,
        .pcie_generation = 4, .pcie_p2p = false, .source = derived + "; tensor peak from cores x clock"},
-      {.name = "RTX3080-10GB", .compute_capability = 86, .memory_B = 10 * GB, .hbm_peak_Bps = 760 * GB,
-       .bf16_peak_flops = 59.5 * TF,
+      {.name = "RTX3080-10GB", .compute_capability = 86, .memory_B = 10 * GB, .hbm_peak_Bps = 760 * GB, .bf16_peak_flops = 59.5 * TF,
        .pcie_generation = 4, .pcie_p2p = false, .source = derived + "; tensor peak from cores x clock"},
-      {.name = "RTX3080Ti-12GB", .compute_capability = 86, .memory_B = 12 * GB, .hbm_peak_Bps = 912 * GB,
-       .bf16_peak_flops = 68.2 * TF,
+      {.name = "RTX3080Ti-12GB", .compute_capability = 86, .memory_B = 12 * GB, .hbm_peak_Bps = 912 * GB, .bf16_peak_flops = 68.2 * TF,
        .pcie_generation = 4, .pcie_p2p = false, .source = derived + "; tensor peak from cores x clock"},
-      {.name = "RTX3090Ti-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 1008 * GB,
-       .bf16_peak_flops = 80 * TF,
+      {.name = "RTX3090Ti-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 1008 * GB, .bf16_peak_flops = 80 * TF,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .pcie_p2p = false, .source = derived + "; NVLink bridge 112.5 GB/s both ways over 4 links"},
       // GeForce Ada (no NVLink, compute capability 8.9; FP8 twice BF16, D). RTX 4060 Ti 16 GB: 288 GB/s, PCIe 4.0 x8
@@ -98,12 +90,10 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // search excerpts; cputronic), 94.6 dense; 2-way NVLink, its rate the GA102 bridge's (D). RTX A5500: 24 GB,
       // 768 GB/s, PCIe 4.0 x16, "112.5 GB/s bidirectional NVLink" (NVIDIA's A5500 datasheet as stored file id
       // 67150829151 quotes it), 320 x 1.665 GHz (34.1 FP32 TFLOPS / 2 / 10240 cores, tomshardware.fr) x 256 = 136.4 (D).
-      {.name = "RTXA4500-20GB", .compute_capability = 86, .memory_B = 20 * GB, .hbm_peak_Bps = 640 * GB,
-       .bf16_peak_flops = 94.6 * TF,
+      {.name = "RTXA4500-20GB", .compute_capability = 86, .memory_B = 20 * GB, .hbm_peak_Bps = 640 * GB, .bf16_peak_flops = 94.6 * TF,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .source = derived + " (tensor peak / 2 for sparsity); NVLink bridge 112.5 GB/s both ways over 4 links (GA102's)"},
-      {.name = "RTXA5500-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 768 * GB,
-       .bf16_peak_flops = 136.4 * TF,
+      {.name = "RTXA5500-24GB", .compute_capability = 86, .memory_B = 24 * GB, .hbm_peak_Bps = 768 * GB, .bf16_peak_flops = 136.4 * TF,
        .nvlink_generation = 3, .nvlinks_per_gpu = 4, .nvlink_link_Bps = 112.5 * GB / 8, .pcie_generation = 4,
        .source = derived + "; tensor peak from cores x clock; NVLink bridge 112.5 GB/s both ways over 4 links"},
       // RTX 4500 Ada: 24 GB, 432 GB/s, PCIe 4.0 x16 (askgeek.io), 240 TC (technicalcity) x 2.58 GHz x 256 = 158.5 (D).
@@ -119,8 +109,7 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // A16: four GA107 GPUs on one board, each 16 GB GDDR6 at 200 GB/s and 17.9 FP16 tensor TFLOPS dense ("4 *
       // 16GB", "4 * 200GB/s", "4x 17.9 || 4x 35.9": panchaea.com's copy of the datasheet); the board's PCIe Gen4
       // x16 is shared by its four GPUs (how the lanes split was not found: each GPU's link is modelled as x16).
-      {.name = "A16-16GB", .compute_capability = 86, .memory_B = 16 * GB, .hbm_peak_Bps = 200 * GB,
-       .bf16_peak_flops = 17.9 * TF,
+      {.name = "A16-16GB", .compute_capability = 86, .memory_B = 16 * GB, .hbm_peak_Bps = 200 * GB, .bf16_peak_flops = 17.9 * TF,
        .pcie_generation = 4, .source = derived + " (one GPU of the board; the board's x16 shared by its four GPUs)"},
       // H200 NVL: 141 GB HBM3e, BF16 835.5 and FP8 1670.5 TFLOPS dense (1,671 and 3,341 sparse), 2- or 4-way NVLink
       // bridge at 900 GB/s per GPU, PCIe Gen5 (stored file id 69175192943, a datasheet compilation); 4.8 TB/s on
@@ -136,14 +125,11 @@ void add_more_boards(std::vector<GpuSpec>& t) {
       // TFLOPS, PCIe 3.0 x16 (servethehome's copy of NVIDIA's table; techpowerup). GTX 1080 Ti: 11 GB, 484 GB/s,
       // 11.3 TFLOPS (NVIDIA's Turing blog Table 1). TITAN Xp: 12 GB, 547.7 GB/s (techgage), 12.1 TFLOPS (anandtech).
       // PCIe 3.0 for the two GeForce boards as the P40 (D). Compute capability 6.1.
-      {.name = "P4-8GB", .compute_capability = 61, .memory_B = 8 * GB, .hbm_peak_Bps = 192 * GB,
-       .bf16_peak_flops = 5.5 * TF,
+      {.name = "P4-8GB", .compute_capability = 61, .memory_B = 8 * GB, .hbm_peak_Bps = 192 * GB, .bf16_peak_flops = 5.5 * TF,
        .pcie_generation = 3, .source = derived + " (fp32 peak: its fp16 runs at 1/64)"},
-      {.name = "GTX1080Ti-11GB", .compute_capability = 61, .memory_B = 11 * GB, .hbm_peak_Bps = 484 * GB,
-       .bf16_peak_flops = 11.3 * TF,
+      {.name = "GTX1080Ti-11GB", .compute_capability = 61, .memory_B = 11 * GB, .hbm_peak_Bps = 484 * GB, .bf16_peak_flops = 11.3 * TF,
        .pcie_generation = 3, .pcie_p2p = false, .source = derived + " (fp32 peak: its fp16 runs at 1/64)"},
-      {.name = "TITANXp-12GB", .compute_capability = 61, .memory_B = 12 * GB, .hbm_peak_Bps = 547.7 * GB,
-       .bf16_peak_flops = 12.1 * TF,
+      {.name = "TITANXp-12GB", .compute_capability = 61, .memory_B = 12 * GB, .hbm_peak_Bps = 547.7 * GB, .bf16_peak_flops = 12.1 * TF,
        .pcie_generation = 3, .pcie_p2p = false, .source = derived + " (fp32 peak: its fp16 runs at 1/64)"},
   };
   for (GpuSpec g : rows) {
