@@ -131,29 +131,30 @@ std::string gpu_name_hint(const std::string& name) {
     for (std::size_t i : containing) names.push_back("'" + model[i] + "'");
     return fmt::format("; did you mean one of {}?", fmt::join(names, ", "));
   }
-  // A name with words left out ("RTX Pro 6000 Workstation"): the one model with the same model numbers
-  // whose name holds all of it, in order.
+  // The names below must carry the same model numbers as the given one.
   const std::vector<std::string> numbers = digit_runs(given);
+  std::vector<std::size_t> same_numbers;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (digit_runs(keys[i]) == numbers) same_numbers.push_back(i);
+  // A name with words left out ("RTX Pro 6000 Workstation"): the one model whose name holds all of it, in order.
   auto holds_in_order = [&given](const std::string& key) {
     std::size_t at = 0;
     for (char c : key) at += at < given.size() && given[at] == c;
     return at == given.size();
   };
   std::vector<std::size_t> holding;
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if (digit_runs(keys[i]) == numbers && holds_in_order(keys[i]) &&
-        std::none_of(holding.begin(), holding.end(), [&](std::size_t j) { return model[j] == model[i]; }))
+  for (std::size_t i : same_numbers)
+    if (holds_in_order(keys[i]) && std::none_of(holding.begin(), holding.end(), [&](std::size_t j) { return model[j] == model[i]; }))
       holding.push_back(i);
   if (holding.size() == 1) return "; did you mean " + shown[holding[0]] + "?";
-  // A misspelt name: the same model numbers and at most one edit in four characters. "A800 80GB
-  // PCle" is the A800 PCIe, but "Tesla M60" is not the H20, "GTX 1070" not the RTX 5070, and "GB10"
-  // (a GPU the table lacks) not the A10, two edits away.
-  std::vector<std::string> same_numbers;
-  for (const auto& k : keys)
-    if (digit_runs(k) == numbers) same_numbers.push_back(k);
-  const auto near = closest_match(given, same_numbers);
+  // A misspelt name: at most one edit in four characters. "A800 80GB PCle" is the A800 PCIe, but "Tesla
+  // M60" is not the H20, "GTX 1070" not the RTX 5070, and "GB10" (a GPU the table lacks) not the A10, two
+  // edits away.
+  std::vector<std::string> candidates;
+  for (std::size_t i : same_numbers) candidates.push_back(keys[i]);
+  const auto near = closest_match(given, candidates);
   if (!near || edit_distance(given, *near) > std::max<std::size_t>(1, given.size() / 4)) return "";
-  for (std::size_t i = 0; i < keys.size(); ++i)
+  for (std::size_t i : same_numbers)
     if (keys[i] == *near) return "; did you mean " + shown[i] + "?";
   return "";
 }
