@@ -90,27 +90,17 @@ std::string resolved(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("GPU table: every issue-11 row resolves from its nvidia-smi name, in any case") {
-  for (const auto& [smi, row] : kIssue11Rows) {
-    CAPTURE(smi);
-    REQUIRE(find_gpu(row) != nullptr);
-    CHECK(resolved(smi) == row);
-    CHECK(resolved(upper(smi)) == row);
-    CHECK(resolved(lower(smi)) == row);
-    CHECK(resolved(lower(row)) == row);  // tpsim's own name, any case
-    CHECK(gpu_link_spec(smi).gpu_model == row);
-  }
-}
-
-TEST_CASE("GPU table: every session-31 board resolves from its nvidia-smi name, in any case") {
-  for (const auto& [smi, row] : kMoreBoards) {
-    CAPTURE(smi);
-    REQUIRE(find_gpu(row) != nullptr);
-    CHECK(resolved(smi) == row);
-    CHECK(resolved(upper(smi)) == row);
-    CHECK(resolved(lower(row)) == row);
-    CHECK(gpu_link_spec(smi).gpu_model == row);
-  }
+TEST_CASE("GPU table: every issue-11 row and session-31 board resolves from its nvidia-smi name, in any case") {
+  for (const auto* rows : {&kIssue11Rows, &kMoreBoards})
+    for (const auto& [smi, row] : *rows) {
+      CAPTURE(smi);
+      REQUIRE(find_gpu(row) != nullptr);
+      CHECK(resolved(smi) == row);
+      CHECK(resolved(upper(smi)) == row);
+      CHECK(resolved(lower(smi)) == row);
+      CHECK(resolved(lower(row)) == row);  // tpsim's own name, any case
+      CHECK(gpu_link_spec(smi).gpu_model == row);
+    }
   // Same chip, other board: the H200 NVL is not the SXM H200, the 4080 SUPER not the 4080.
   CHECK(resolved("NVIDIA H200") == "H200-SXM-141GB");
   CHECK(resolved("NVIDIA GeForce RTX 4080") != resolved("NVIDIA GeForce RTX 4080 SUPER"));
