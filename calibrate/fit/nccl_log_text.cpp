@@ -250,9 +250,27 @@ std::string nccl_version_in(std::string_view s) {
   return t.empty() || !std::isdigit(static_cast<unsigned char>(t[0].text.front())) ? "" : std::string(t[0].text);
 }
 
+namespace {
+// `Rank  0 .. Rank  7 on host  NVIDIA H100 80GB HBM3`: how people condense a node's Rank lines when they
+// publish a log (nccl-tests prints one line a rank). Every rank of the range is listed.
+bool read_rank_range(std::string_view c, const std::vector<Token>& t, Devices& d) {
+  if (t.size() < 7 || t[2].text != ".." || t[3].text != "Rank" || t[5].text != "on") return false;
+  auto first = to_uint(t[1].text), last = to_uint(t[4].text);
+  if (!first || !last || *first > *last || *last >= 1000000) return false;
+  const std::string_view name = trim(c.substr(t[6].col - 1 + t[6].text.size()));
+  for (auto r = static_cast<int>(*first); r <= static_cast<int>(*last); ++r) {
+    d.ranks.insert(r);
+    if (!name.empty()) d.gpu.emplace(r, std::string(name));
+  }
+  d.max_rank = std::max(d.max_rank, static_cast<int>(*last));
+  d.hosts.insert(std::string(t[6].text));
+  return true;
+}
+}  // namespace
+
 void read_rank_line(std::string_view c, Devices& d) {
   auto t = tokenize(c);
-  if (t.size() < 2) return;
+  if (t.size() < 2 || read_rank_range(c, t, d)) return;
   auto r = to_uint(t[1].text);
   if (!r || *r >= 1000000) return;  // like nranks_in_comment: no int overflow
   const int rank = static_cast<int>(*r);

@@ -71,7 +71,7 @@ std::string nccl_version_from_code(std::string_view s);
 std::string nccl_version_in(std::string_view s);
 
 // What the `#  Rank  0 Group  0 Pid  12345 on host device  0 [0x07] NVIDIA A100-SXM4-80GB` lines
-// say (older nccl-tests leave out `Group  0`).
+// say (older nccl-tests leave out `Group  0`), or a published copy's `Rank  0 .. Rank  7 on host  GPU`.
 struct Devices {
   int max_rank = -1;
   std::set<int> ranks;                                   // the ranks listed (a copy may elide some)

@@ -154,6 +154,32 @@ TEST_CASE("envelope: NCCL version from nccl-tests' nccl-library code, one proces
   CHECK(log.threads_per_process == 1);
 }
 
+TEST_CASE("Rank lines condensed to one range a node, as a published walkthrough prints them") {
+  // edwardsp/azcluster's 2x ND H100 v5 log: `Rank  0 .. Rank  7 on host  GPU`, one line a node. Each
+  // range lists all its ranks: 2 x 8 = 16, so the Rank lines give the count, with 2 hosts and the GPU.
+  const std::string log_text =
+      "# nThread 1 nGpus 1 minBytes 8388608 maxBytes 16777216 step: 2(factor) warmup iters: 1 iters: 20\n"
+      "#  Rank  0 .. Rank  7 on h100a-gpu-0001  NVIDIA H100 80GB HBM3\n"
+      "#  Rank  8 .. Rank 15 on h100a-gpu-0002  NVIDIA H100 80GB HBM3\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "     8388608       2097152     float     sum      -1   175.69   47.75   89.52       0   150.32   55.80  104.63       0\n"
+      "    16777216       4194304     float     sum      -1   200.32   83.75  157.04       0   201.43   83.29  156.17       0\n";
+  const NcclLog log = parse_nccl_log(log_text, "t.log");
+  CHECK(log.nranks == 16);
+  CHECK(log.nranks_source == NranksSource::rank_lines);
+  CHECK(log.hosts == 2);
+  CHECK(log.gpu_name == "NVIDIA H100 80GB HBM3");
+  CHECK(log.processes == 0);  // no Pid in a condensed line
+  // A range that runs backwards is not one: nothing is listed, and the count comes from busbw / algbw
+  // (89.52 / 47.75 = 1.875 = 2 (N - 1) / N for N = 16).
+  std::string backwards = log_text;
+  backwards.replace(backwards.find("Rank  8 .. Rank 15"), 18, "Rank 15 .. Rank  8");
+  backwards.replace(backwards.find("Rank  0 .. Rank  7"), 18, "Rank  7 .. Rank  0");
+  const NcclLog b = parse_nccl_log(backwards, "t.log");
+  CHECK(b.nranks == 16);
+  CHECK(b.nranks_source == NranksSource::bw_ratio);
+}
+
 TEST_CASE("envelope: one process per GPU across 2 hosts; a reconstructed log records none") {
   const NcclLog gcp = parse_nccl_log(slurp("calibrate/recorded/gcp-a3mega-2x8-h100.log"), "gcp.log");
   CHECK(gcp.processes == 16);  // 16 distinct Pids (6899..6906 on one host, 6733..6740 on the other)
