@@ -90,9 +90,17 @@ constexpr double NET_EFF = 0.94;
 // A tree's LL across nodes: 1/3.8 of the tree's bandwidth for LL (tuning.cc, "model refinements"),
 // not the payload half a ring's LL keeps within a node.
 constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
-// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): each GPU sends its data into the switch
-// once and reads the reduced result once, at ~62% of its port (H100: 274 GB/s algbw on 450 GB/s
-// ports, 480 GB/s busbw in the recorded DGX H100 log).
+// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): an all-reduce on N GPUs of one node runs at
+// ~62% of a GPU's port in S a second at N = 8 (H100: 274 GB/s algbw on 450 GB/s ports, 480 GB/s
+// busbw in the recorded DGX H100 log). What the port carries is S (1 + 1/N) each way: each GPU
+// heads 1/N of the data, whose reduce reads every GPU's share through the switch
+// (multimem.ld_reduce: S out of each GPU, S/N back to the head) and whose store multicasts the sum
+// (multimem.st: S/N out of the head, S into each GPU); the scatter and gather copies stay in the
+// GPU's own memory (src/device/all_reduce.h, NVLS one node). Away from 8 ranks the same port share
+// gives (1 + 1/8) / (1 + 1/N) of the 8-rank rate (nvls_ranks_factor): 0.90 on 4 ranks. Checked, not
+// fitted: a published 4-GPU H100 sweep (GPUs 0-3 of an 8-GPU NVSwitch node, NCCL 2.29.2;
+// tests/data/measured/nccl/4x-h100-nvswitch-np4-32M-16G.log) plateaus at 367 GB/s busbw against
+// 377 (419 with the 8-rank rate; its median 12.2% -> 2.6%).
 // Blackwell reaches less of its port: NCCL's tuner counts NVLS at nvlsEfficiency of the NVLink
 // bandwidth, 0.85 on Hopper and 0.74 on Blackwell (tuning.cc), so a GPU from Blackwell on runs at
 // 0.74 / 0.85 of the Hopper share measured here (nvls_generation_share), 0.54 of its port. Checked, not
@@ -220,8 +228,13 @@ double nvls_generation_share(int compute_capability) {
 }
 
 // NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
+double nvls_ranks_factor(CollectiveOp op, int n) {
+  return op == CollectiveOp::all_reduce && n > 0 ? (1 + 1.0 / 8) / (1 + 1.0 / n) : 1.0;
+}
+
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps, int compute_capability) {
-  if (a == Algorithm::nvls) return raw_Bps * NVLS_EFF * nvls_generation_share(compute_capability) * bus_factor(op, n);
+  if (a == Algorithm::nvls)
+    return raw_Bps * NVLS_EFF * nvls_generation_share(compute_capability) * nvls_ranks_factor(op, n) * bus_factor(op, n);
   if (p == Protocol::LL128 && op == CollectiveOp::all_reduce && c == PathClass::NVL && !staged && !hopper_or_later(compute_capability))
     return raw_Bps * LL128_ALL_REDUCE_EFF;
   if (a == Algorithm::tree && c == PathClass::NET && p == Protocol::LL) return raw_Bps * TREE_LL_NET_EFF;  // then ll_max_bus_Bps
@@ -235,11 +248,15 @@ double ll128_chain_bus_Bps(double port_Bps) { return port_Bps * LL128_ALL_REDUCE
 
 namespace {
 // The share of a GPU's port the NVLS part of an NVLS-tree reaches on its generation.
-double nvls_tree_port_share(int compute_capability) { return NVLS_TREE_EFF * nvls_generation_share(compute_capability); }
+// Its reduce and multicast store move S (1 + 1/k) through the ports of a node's k GPUs, as one node's NVLS
+// does (nvls_ranks_factor; NVLS_TREE_EFF was drawn from 8 GPUs a node).
+double nvls_tree_port_share(int compute_capability, int gpus_per_node) {
+  return NVLS_TREE_EFF * nvls_generation_share(compute_capability) * nvls_ranks_factor(CollectiveOp::all_reduce, gpus_per_node);
+}
 }  // namespace
 
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int n, int nodes, double port_Bps, double node_net_Bps, int compute_capability) {
-  return bus_factor(op, n) * std::min(port_Bps * nvls_tree_port_share(compute_capability), node_net_Bps / nvls_tree_net_share(nodes));
+  return bus_factor(op, n) * std::min(port_Bps * nvls_tree_port_share(compute_capability, n / nodes), node_net_Bps / nvls_tree_net_share(nodes));
 }
 
 namespace {
@@ -328,7 +345,7 @@ double tree_edge_bytes(double size_B, int nodes, int rings, bool network) {
 
 double nvls_tree_edge_bytes(double size_B, int nodes, int gpus_per_node, bool network, int compute_capability) {
   return network ? size_B * nvls_tree_net_share(nodes) / gpus_per_node
-                 : size_B / (nvls_tree_port_share(compute_capability) * (gpus_per_node - 1));
+                 : size_B / (nvls_tree_port_share(compute_capability, gpus_per_node) * (gpus_per_node - 1));
 }
 
 // NCCL caps the LL protocol's bus bandwidth (tuning.cc llMaxBws): on one node by GPU generation

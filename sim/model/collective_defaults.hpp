@@ -85,6 +85,9 @@ double ll128_chain_bus_Bps(double port_Bps);
 // NVLS and NVLS-tree shares of a GPU's port are Hopper's measured ones times this: NCCL's nvlsEfficiency
 // of the GPU's generation over Hopper's (tuning.cc: 0.74 / 0.85 from Blackwell, sm_100, on; 1 before).
 double nvls_generation_share(int compute_capability);
+// An NVLS all-reduce's rate on n ranks against the 8 its share was measured on: its ports carry
+// S (1 + 1/n), so (1 + 1/8) / (1 + 1/n); 1 for the other collectives.
+double nvls_ranks_factor(CollectiveOp op, int n);
 double nvls_tree_bus_bw_Bps(CollectiveOp op, int nranks, int nodes, double port_Bps, double node_net_Bps, int compute_capability);
 // The bytes of one edge of the rail rings that stand for an NVLS-tree's traffic, so that the
 // flows take algbw's time alone: each GPU's network edge carries its NIC's share of the tree,

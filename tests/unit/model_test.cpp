@@ -166,6 +166,15 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   CHECK(big.algorithm == Algorithm::nvls);
   CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
+  // An NVLS all-reduce's ports carry S (1 + 1/N) (multimem.ld_reduce out, multimem.st in): the 8-rank
+  // share moves to other rank counts by (1 + 1/8) / (1 + 1/N), 0.9 on 4 GPUs of the same box:
+  // bus bandwidth 0.62 x 450 x 0.9 x 2(4-1)/4 = 376.7 GB/s (a published 4-GPU H100 sweep: 367).
+  CHECK(nvls_ranks_factor(CollectiveOp::all_reduce, 8) == 1.0);
+  CHECK(nvls_ranks_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(1.125 / 1.25).scale(0));
+  CHECK(nvls_ranks_factor(CollectiveOp::all_gather, 4) == 1.0);
+  const CollectivePlan& four = cm.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3});
+  CHECK(four.algorithm == Algorithm::nvls);
+  CHECK(four.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 0.9 * 1.5).scale(0));
   // Blackwell (sm_100) reaches less of its port: 0.62 x NCCL's nvlsEfficiency 0.74 / 0.85 (tuning.cc), 0.54.
   CHECK(nvls_generation_share(90) == 1.0);
   CHECK(nvls_generation_share(100) == doctest::Approx(0.74 / 0.85).scale(0));
