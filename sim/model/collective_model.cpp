@@ -340,16 +340,20 @@ void CollectiveModel::apply_piece(CollectivePlan& plan, const CalibratedPiece& c
   plan.calibrated = true;
 }
 
-// The default algorithm, and NVLS where NCCL offers it: more than 2 Hopper-or-later ranks of one
+// The default algorithm; across nodes the ring beside the tree, as NCCL's tuner weighs both (beyond
+// 2 nodes a tree moves 2 S through each node's NICs, a ring 2(N-1)/N S: with one GPU a node the ring
+// wins large sizes); and NVLS where NCCL offers it: more than 2 Hopper-or-later ranks of one
 // node whose every edge runs through NVSwitch ports (NVLink SHARP needs third-generation
 // NVSwitch); across such nodes NVLS-tree. A scenario's `algorithm:` narrows the choice (`nvls`
 // names both).
 std::vector<Algorithm> CollectiveModel::candidate_algorithms(const CollectivePlan& plan, const GroupSummary& g) const {
-  if (!g.nvls_possible && !g.nvls_tree_possible) return {plan.algorithm};
+  std::vector<Algorithm> out{plan.algorithm};
+  if (spec_.algorithm == "auto" && plan.algorithm == Algorithm::tree) out.push_back(Algorithm::ring);
+  if (!g.nvls_possible && !g.nvls_tree_possible) return out;
   const Algorithm nvls = g.nvls_possible ? Algorithm::nvls : Algorithm::nvls_tree;
   if (spec_.algorithm == "nvls") return {nvls};
-  if (spec_.algorithm == "auto") return {plan.algorithm, nvls};
-  return {plan.algorithm};
+  if (spec_.algorithm == "auto") out.push_back(nvls);
+  return out;
 }
 
 namespace {

@@ -421,3 +421,23 @@ TEST_CASE("a Simple tree stores and forwards one chunk per channel at each hop o
   CHECK(plan.latency_s == doctest::Approx(178.4 * US + 8 * 512.0 * 1024 * 2 * 7 / (0.8 * 300e9 * 8 / 7)).scale(0).epsilon(1e-3));
   CHECK(plan.tree_fill_s == doctest::Approx(8 * 512.0 * 1024 * 2 * 7 / (0.8 * 300e9 * 8 / 7)).scale(0).epsilon(1e-3));  // --json tree_fill_us
 }
+
+TEST_CASE("across nodes the ring is offered beside the tree: one GPU a node on 10 nodes runs a ring at large sizes") {
+  // One GPU (and its 400 Gb/s NIC, 50 GB/s) a node on 10 nodes of 16x_dgx_h100_ib: beyond 2 nodes a
+  // double binary tree moves 2 S through each node's NIC at 0.92 of it, algbw 50 x 0.92 / 2 = 23 GB/s;
+  // the ring moves 2(N-1)/N S = 1.8 S at 0.94 of it, algbw 47 / 1.8 = 26.1 GB/s. NCCL's tuner weighs
+  // the two (tuning.cc); a published 10-node sweep of one H100 a node reaches 48.9 GB/s busbw at 16 GiB.
+  const Topology cluster(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
+  const CollectiveModel cm(cluster, CollectiveSpec{}, nullptr);
+  const std::vector<int> one_a_node{0, 8, 16, 24, 32, 40, 48, 56, 64, 72};
+  const CollectivePlan& big = cm.plan(CollectiveOp::all_reduce, 1ull << 34, one_a_node);
+  CHECK(big.algorithm == Algorithm::ring);
+  CHECK(big.protocol == Protocol::Simple);
+  CHECK(big.bus_bw_Bps == doctest::Approx(0.94 * 50e9).scale(0));
+  // Small sizes keep the tree: its 2 log2(10) = 6 network steps beat the ring's 18.
+  CHECK(cm.plan(CollectiveOp::all_reduce, 1024, one_a_node).algorithm == Algorithm::tree);
+  // A scenario that names the tree keeps it.
+  CollectiveSpec tree_only;
+  tree_only.algorithm = "tree";
+  CHECK(CollectiveModel(cluster, tree_only, nullptr).plan(CollectiveOp::all_reduce, 1ull << 34, one_a_node).algorithm == Algorithm::tree);
+}
