@@ -163,8 +163,12 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const bool carry_latency = (f.latency_measured || faithful) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
   if (carry_latency) c.latency_s = ratio * (fallback.latency_s - latency_steps(a, op, t.nranks) * t.wire_latency_s) +
                                    latency_steps(a, op, t.nranks) * t.wire_latency_s;
-  // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte moved.
-  const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) : 1.0;
+  // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte
+  // moved, and its ports' S (1 + 1/N) from the fitted GPUs of a node to the target's (nvls_ranks_factor).
+  const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) *
+                                             nvls_ranks_factor(op, t.nranks / std::max(1, t.nodes)) /
+                                             nvls_ranks_factor(op, e.nranks / std::max(1, e.nodes))
+                                       : 1.0;
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   const double wire_fraction = carry_latency ? *f.wire_fraction : wire_fraction_with_default_latency(e, f, fitted_latency, default_on_fitted);
   const bool carry_bandwidth = f.bandwidth_measured || faithful;

@@ -227,11 +227,11 @@ double nvls_generation_share(int compute_capability) {
   return compute_capability >= 100 ? NCCL_NVLS_EFFICIENCY_BLACKWELL / NCCL_NVLS_EFFICIENCY_HOPPER : 1.0;
 }
 
-// NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
 double nvls_ranks_factor(CollectiveOp op, int n) {
   return op == CollectiveOp::all_reduce && n > 0 ? (1 + 1.0 / 8) / (1 + 1.0 / n) : 1.0;
 }
 
+// NVLS moves S per rank where a ring moves S x bus_factor: the same time is a higher bus bandwidth.
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathClass c, bool staged, double raw_Bps, int compute_capability) {
   if (a == Algorithm::nvls)
     return raw_Bps * NVLS_EFF * nvls_generation_share(compute_capability) * nvls_ranks_factor(op, n) * bus_factor(op, n);

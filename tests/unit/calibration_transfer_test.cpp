@@ -169,6 +169,22 @@ TEST_CASE("a line NVLS ran does not stand for a ring: the ring keeps the default
   CHECK(has_note(model, "default: nvls Simple line of fit.log"));
 }
 
+TEST_CASE("an NVLS line fitted on 8 ranks carries to 4 with the bus factor and the ports' S (1 + 1/N)") {
+  // H100 NVLS fitted at 8 ranks: 467 GB/s busbw on 450 GB/s rings. On 4 GPUs of the same box the
+  // algbw per port byte holds: 467 x (2(4-1)/4) / (2(8-1)/8) x (1 + 1/8) / (1 + 1/4)
+  // = 467 x 1.5 / 1.75 x 0.9 = 360.3 GB/s.
+  Calibration cal = simple_line(66.7e-6, 467e9, 450e9, Algorithm::nvls);
+  cal.collectives[0].gpu = "H100-SXM5-80GB";
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.algorithm = "nvls";
+  CollectiveModel model(topo, spec, &cal);
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3});
+  CHECK(p.algorithm == Algorithm::nvls);
+  CHECK(p.calibrated);
+  CHECK(p.bus_bw_Bps == doctest::Approx(467e9 * 1.5 / 1.75 * 0.9).scale(0));
+}
+
 TEST_CASE("serial launches: a -g 8 log's latency is an engine's plus 7 x 2.9 us, and --compare adds them back") {
   // serial_launch_s(N) = (N - 1) x 2.9 us (collective_defaults.cpp, derived from the -g 8 logs).
   CHECK(serial_launch_s(1, "") == 0);
