@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 
+#include "nccl_log_sections.hpp"
 #include "nccl_log_text.hpp"
 #include "util/error.hpp"
 
@@ -293,10 +294,11 @@ void decide_op(NcclLog& log, const std::optional<NamedOp>& named, const NcclRead
 
 }  // namespace
 
-NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options) {
+NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, const NcclReadOptions& options) {
   NcclLog log;
   log.file = file;
-  if (trim(text).empty()) throw InputError({file, 1, 1}, "empty file: expected nccl-tests output");
+  if (trim(whole_text).empty()) throw InputError({file, 1, 1}, "empty file: expected nccl-tests output");
+  const std::string text = one_collective_run(whole_text, file, options.op);
 
   std::optional<Layout> layout;
   bool in_table = false, table_done = false;

@@ -3,7 +3,8 @@
 // `# Collective test starting:` line, `N/A` cells and optional per-iteration columns.
 //
 // One file holds one sweep: data rows with strictly increasing sizes under one column
-// header. Noise that real logs carry (NCCL INFO/WARN lines, anything before the table) is
+// header; a file of several runs of different collectives (each opening with `# Collective test
+// starting:`) is read one run at a time, the one the caller's op names (nccl_log_sections.hpp). Noise that real logs carry (NCCL INFO/WARN lines, anything before the table) is
 // skipped; inside the table every non-comment line must be a well-formed data row, or the
 // reader throws InputError located at the offending token (1-based line:col), but for
 // nccl-tests' own failure report (`Test NCCL failure ...`): a run that failed keeps the rows it

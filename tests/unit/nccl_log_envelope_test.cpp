@@ -141,6 +141,30 @@ TEST_CASE("a log that names two different collectives is refused at the second")
         "one sweep of one collective");
 }
 
+TEST_CASE("a file of several runs, one after another: --op reads one, each line keeps its number") {
+  // The recorded H100 all_gather and reduce_scatter ring logs, one after the other, as a script that
+  // runs each *_perf binary and appends its output writes them: 54 lines each, the second run's
+  // `# nccl-tests version` on line 55 and its `# Collective test starting: reduce_scatter_perf` on 56.
+  const std::string ag = slurp("calibrate/recorded/h100-8gpu-nvswitch-all-gather-ring.log");
+  const std::string rs = slurp("calibrate/recorded/h100-8gpu-nvswitch-reduce-scatter-ring.log");
+  const std::string both = ag + rs;
+  CHECK(error_of(both, "suite.log") ==
+        "suite.log:56:29: error: the log holds runs of several collectives: all_gather_perf (line 2), reduce_scatter_perf "
+        "(line 56); give --op to read one");
+  const NcclLog alone = parse_nccl_log(rs, "rs.log");
+  const NcclLog second = parse_nccl_log(both, "suite.log", {.op = CollectiveOp::reduce_scatter});
+  CHECK(second.op == CollectiveOp::reduce_scatter);
+  REQUIRE(second.rows.size() == alone.rows.size());
+  CHECK(second.rows.front().line == alone.rows.front().line + 54);
+  CHECK(second.rows.back().out_of_place.time_us == alone.rows.back().out_of_place.time_us);
+  CHECK(parse_nccl_log(both, "suite.log", {.op = CollectiveOp::all_gather}).rows.front().line == parse_nccl_log(ag, "ag.log").rows.front().line);
+  CHECK(error_of(both, "suite.log", {.op = CollectiveOp::all_to_all}) ==
+        "suite.log:2:29: error: --op alltoall: the log holds no run of it, only all_gather_perf (line 2), "
+        "reduce_scatter_perf (line 56)");
+  // Two runs of one collective stay what they were: a second table is refused where it starts.
+  CHECK(error_of(ag + ag, "twice.log").find("a second results table starts here") != std::string::npos);
+}
+
 TEST_CASE("envelope: NCCL version from nccl-tests' nccl-library code, one process driving 8 GPUs") {
   const NcclLog log = parse_nccl_log(slurp("calibrate/recorded/8xa100-80gb-sxm4-nccl2.19.log"), "a100.log");
   // `# nccl-tests version 2.19.4 nccl-headers=21903 nccl-library=21903`: 21903 = 2*10000 + 19*100 + 3.

@@ -1,0 +1,88 @@
+#include "nccl_log_sections.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "nccl_log_text.hpp"
+#include "util/error.hpp"
+
+namespace tpsim::fit {
+namespace {
+
+using log_text::starts_with;
+using log_text::trim;
+
+constexpr std::string_view STARTING = "Collective test starting:";
+
+struct Run {
+  std::size_t first_line;  // 0-based: the run's version line, else its `Collective test starting` line
+  int header_line;         // 1-based, for messages
+  int col;                 // of the binary's name
+  std::string name;        // all_gather_perf
+  std::optional<CollectiveOp> op;
+};
+
+// The comment after '#' of a line, or nothing.
+std::optional<std::string_view> comment_of(std::string_view line) {
+  const std::string_view body = trim(line);
+  if (body.empty() || body.front() != '#') return std::nullopt;
+  return trim(body.substr(1));
+}
+
+std::vector<Run> runs_in(const std::vector<std::string_view>& lines) {
+  std::vector<Run> runs;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto c = comment_of(lines[i]);
+    if (!c || !starts_with(*c, STARTING)) continue;
+    const std::string_view name = trim(c->substr(STARTING.size()));
+    Run r{i, int(i) + 1, int(name.data() - lines[i].data()) + 1, std::string(name), op_from_name(name)};
+    if (i > 0) {
+      const auto previous = comment_of(lines[i - 1]);
+      if (previous && starts_with(*previous, "nccl-tests version")) r.first_line = i - 1;
+    }
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+std::string listed(const std::vector<Run>& runs) {
+  std::string out;
+  for (const auto& r : runs) out += fmt::format("{}{} (line {})", out.empty() ? "" : ", ", r.name, r.header_line);
+  return out;
+}
+
+}  // namespace
+
+std::string one_collective_run(const std::string& text, const std::string& file, std::optional<CollectiveOp> op) {
+  std::vector<std::string_view> lines;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    lines.emplace_back(text.data() + pos, end - pos);
+    pos = end + 1;
+  }
+  const std::vector<Run> runs = runs_in(lines);
+  const bool one_collective =
+      runs.size() < 2 || std::all_of(runs.begin(), runs.end(), [&](const Run& r) { return r.op && r.op == runs.front().op; });
+  if (one_collective) return text;
+  if (!op)
+    throw InputError({file, runs[1].header_line, runs[1].col},
+                     fmt::format("the log holds runs of several collectives: {}; give --op to read one", listed(runs)));
+  const auto chosen = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.op == op; });
+  if (chosen == runs.end())
+    throw InputError({file, runs.front().header_line, runs.front().col},
+                     fmt::format("--op {}: the log holds no run of it, only {}", collective_op_name(*op), listed(runs)));
+  const std::size_t from = chosen->first_line,
+                    to = std::next(chosen) == runs.end() ? lines.size() : std::next(chosen)->first_line;
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i < runs.front().first_line || (i >= from && i < to)) out += lines[i];
+    if (i + 1 < lines.size()) out += '\n';
+  }
+  return out;
+}
+
+}  // namespace tpsim::fit
