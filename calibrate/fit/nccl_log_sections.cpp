@@ -65,11 +65,11 @@ std::string one_collective_run(const std::string& text, const std::string& file,
     pos = end + 1;
   }
   const std::vector<Run> runs = runs_in(lines);
-  const bool one_collective =
-      runs.size() < 2 || std::all_of(runs.begin(), runs.end(), [&](const Run& r) { return r.op && r.op == runs.front().op; });
-  if (one_collective) return text;
+  const auto same = [&](const Run& r) { return r.name == runs.front().name || (r.op && r.op == runs.front().op); };
+  const auto other = std::find_if_not(runs.begin(), runs.end(), same);
+  if (other == runs.end()) return text;
   if (!op)
-    throw InputError({file, runs[1].header_line, runs[1].col},
+    throw InputError({file, other->header_line, other->col},
                      fmt::format("the log holds runs of several collectives: {}; give --op to read one", listed(runs)));
   const auto chosen = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.op == op; });
   if (chosen == runs.end())

@@ -9,10 +9,10 @@
 
 namespace tpsim::fit {
 
-// The text with every run but the one of `op` blanked line for line (each line keeps its number,
+// The text with every run but the first of `op` blanked line for line (each line keeps its number,
 // for located errors); what comes before the first run (a command line, NCCL_* settings) stays.
 // Unchanged when the file holds fewer than two runs or all of one collective. Throws InputError when
-// the runs are of several collectives and `op` is not given (naming them, at the second run's line),
+// the runs are of several collectives and `op` is not given (naming them, at the first run of another one),
 // or names none of them.
 std::string one_collective_run(const std::string& text, const std::string& file, std::optional<CollectiveOp> op);
 
