@@ -308,13 +308,8 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
   Devices devices;
 
   int line_no = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
+  for (std::string_view line : lines_of(text)) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos = end + 1;
     ++line_no;
     // An mpirun output tag is blanked, not cut, so that columns stay those of the file.
     std::string untagged;

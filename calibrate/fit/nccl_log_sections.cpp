@@ -57,13 +57,7 @@ std::string listed(const std::vector<Run>& runs) {
 }  // namespace
 
 std::string one_collective_run(const std::string& text, const std::string& file, std::optional<CollectiveOp> op) {
-  std::vector<std::string_view> lines;
-  for (std::size_t pos = 0; pos <= text.size();) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    lines.emplace_back(text.data() + pos, end - pos);
-    pos = end + 1;
-  }
+  const std::vector<std::string_view> lines = log_text::lines_of(text);
   const std::vector<Run> runs = runs_in(lines);
   const auto same = [&](const Run& r) { return r.name == runs.front().name || (r.op && r.op == runs.front().op); };
   const auto other = std::find_if_not(runs.begin(), runs.end(), same);

@@ -23,6 +23,9 @@ std::vector<Token> tokenize(std::string_view line);
 bool all_digits(std::string_view s);
 std::optional<std::uint64_t> to_uint(std::string_view s);
 std::string_view trim(std::string_view s);
+// The lines of `text`, split at '\n' (a last empty line after a final '\n' included), each
+// without its '\n'; line k (1-based) of the file is element k - 1.
+std::vector<std::string_view> lines_of(std::string_view text);
 bool starts_with(std::string_view s, std::string_view p);
 
 // mpirun --tag-output / --timestamp-output prefix every line: `[1,0]<stdout>:` or

@@ -163,7 +163,8 @@ TEST_CASE("a file of several runs, one after another: --op reads one, each line 
         "reduce_scatter_perf (line 56)");
   // Two runs of one collective stay what they were: a second table is refused where it starts.
   CHECK(error_of(ag + ag, "twice.log").find("a second results table starts here") != std::string::npos);
-  // Once another collective follows, the error stands at its first run, and --op reads the first run of its own.
+  // Once another collective follows, the error stands at its first run (its header on line 2 x 54 + 2 = 110),
+  // and --op reads the first run of its own.
   CHECK(error_of(ag + ag + rs, "three.log") ==
         "three.log:110:29: error: the log holds runs of several collectives: all_gather_perf (line 2), all_gather_perf "
         "(line 56), reduce_scatter_perf (line 110); give --op to read one");
