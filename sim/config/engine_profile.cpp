@@ -45,7 +45,7 @@ std::vector<EngineProfile> build() {
        .description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce, CUDA graphs up to 512 sequences",
        .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 512, .all_reduce_jitter_s = spread,
        .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
-       .tp_check = "held out, vLLM ~0.5 (before V1) on H100 ran 78 of 79 TP=2/4 batches 0-24% slower than this model (10.6% median; "
+       .tp_check = "held out, vLLM ~0.5 (before V1) on H100 ran 118 of 119 TP=2/4 batches of three models 0-24% slower than this model (11.0% median; "
                    "Argonne LLM-Inference-Bench, README \"Validation\"): before V1 the driver worker broadcast each step's inputs to the "
                    "others, which is not modelled; for such a version read TP>1 as optimistic",
        .source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
@@ -60,7 +60,7 @@ std::vector<EngineProfile> build() {
        .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128",
        .custom_all_reduce = trtllm_custom_all_reduce(), .cuda_graph_max_batch = 128, .all_reduce_jitter_s = spread,
        .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false,
-       .tp_check = "held out, TensorRT-LLM on H100 within 5.1% at TP=2/4 (median over 10 groups; Argonne LLM-Inference-Bench) and "
+       .tp_check = "held out, TensorRT-LLM on H100 within 3.8% at TP=2/4 (median over 15 groups of four models; Argonne LLM-Inference-Bench) and "
                    "NeMo/TensorRT-LLM on DGX A100 and H100 within 1.1% and 3.2% at TP=2/4/8 (README \"Validation\")",
        .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128"},
       {.name = "tgi",

@@ -174,9 +174,10 @@ def main():
         predicted_x, measured_x = (by[(1, 1)][1] / by[(tmax, 1)][1], by[(1, 1)][0] / by[(tmax, 1)][0]) if has_speedup else (1, 1)
         speed = f"; batch-1 TP=1 -> TP={tmax} speedup x{predicted_x:.2f} (measured x{measured_x:.2f})" if has_speedup else ""
         med, worst = (statistics.median(errors), max(errors)) if errors else (0, 0)
+        tp_errors = f"median |error| {med * 100:.1f}%, worst {worst * 100:.1f}%" if errors else "no rows to predict"
         print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens, {key[5]}; engine {engine or 'none'}): "
               f"fitted on TP=1: h = {h * 1e3:.3f} ms per step, c = {c * 1e3:.3f} ms per sequence per step; "
-              f"TP>1: median |error| {med * 100:.1f}%, worst {worst * 100:.1f}%{speed}\n")
+              f"TP>1: {tp_errors}{speed}\n")
         if limits and (med > limits[0] or worst > limits[1] or abs(predicted_x / measured_x - 1) > limits[2]):
             failed.append(gpu)
     if failed:
