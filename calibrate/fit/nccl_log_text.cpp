@@ -74,7 +74,20 @@ std::string_view trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+namespace {
+// Ray (and SkyPilot, which runs on it) prefixes a worker's every line with its name in parentheses,
+// `(pid=3808) ` or `(head, rank=0, pid=3808) `: the length of that prefix, 0 when the line has none.
+std::size_t ray_prefix_length(std::string_view line) {
+  const std::size_t open = line.find_first_not_of(' ');
+  if (open == std::string_view::npos || line[open] != '(') return 0;
+  const std::size_t close = line.find(") ", open);
+  if (close == std::string_view::npos || close > 80) return 0;
+  return line.substr(open, close - open).find("pid=") == std::string_view::npos ? 0 : close + 2;
+}
+}  // namespace
+
 std::size_t output_tag_length(std::string_view line) {
+  if (const std::size_t ray = ray_prefix_length(line)) return ray + output_tag_length(line.substr(ray));
   // srun --label: `0: ` (or ` 0: `, padded) before every line of task 0.
   const std::size_t digits = line.find_first_not_of(' ');
   if (const std::size_t colon = line.find(": "); digits != std::string_view::npos && colon > digits && colon <= 6 &&

@@ -296,6 +296,20 @@ TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are rea
   std::string indented;
   for (std::istringstream again(tagged); std::getline(again, line);) indented += "   " + line + "\n";
   CHECK(parse_nccl_log(indented, "indented.log", {.op = CollectiveOp::all_reduce}).rows.size() == 5);
+  // Ray and SkyPilot put the worker's name before every line, before mpirun's tag or alone
+  // (skypilot-org/skypilot examples/gcp_gpu_direct_tcpx: `(head, rank=0, pid=3808) [1,0]<stdout>:`).
+  std::string ray, ray_only;
+  for (std::istringstream again(tagged); std::getline(again, line);) ray += "(head, rank=0, pid=3808) " + line + "\n";
+  for (std::istringstream again(slurp(TINY)); std::getline(again, line);) ray_only += "(pid=3808) " + line + "\n";
+  const NcclLog from_ray = parse_nccl_log(ray, "ray.log", {.op = CollectiveOp::all_reduce});
+  REQUIRE(from_ray.rows.size() == 5);
+  CHECK(from_ray.rows[1].size_B == 16);
+  CHECK(from_ray.hosts == 2);
+  CHECK(parse_nccl_log(ray_only, "ray-only.log", {.op = CollectiveOp::all_reduce}).rows.size() == 5);
+  // Parentheses without a pid are text, not a worker's name: the header behind them is not read.
+  CHECK(error_of("(see below) #  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n", "p.log") ==
+        "p.log: error: no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 ...' under the "
+        "'#  size  count  type ...' header)");
   CHECK(log.nccl_version == "2.26.2+cuda12.8");
   CHECK(error_of("[1,0]<stdout>:#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
                  "[1,0]<stdout>:  8 2 float sum -1 x 0 0 0 1 0 0 0\n",
