@@ -209,8 +209,11 @@ int collective_command(int argc, char** argv) {
   Topology topo(std::move(platform), HardwareSpec{}, spec.p2p_level);
   CollectiveModel model(topo, spec, cal.get());
   const int n = int(gpus.size());
+  const GroupSummary group = model.summary(op, gpus);
+  // "p2p on" is what was asked; a platform whose GPUs have no P2P between them stages it anyway.
+  const std::string p2p_text = p2p == "on" && group.staged_edge ? "on, host-staged between these GPUs: see the note" : p2p;
   std::string out = fmt::format("# tpsim {} collective: {} on GPUs {} of {} (p2p {}){}\n# nranks {} (simulated)\n", TPSIM_VERSION,
-                                op_text, gpus_text, platform_path, p2p, cal ? ", calibration " + calibration_path : "", n);
+                                op_text, gpus_text, platform_path, p2p_text, cal ? ", calibration " + calibration_path : "", n);
   out += "# launch: " + launch_text(launch) + "\n";
   // What tpsim assumed or chose for this run, printed and in the JSON: about the compared log, then
   // (after the log's own settings) about the GPUs' paths.
@@ -228,7 +231,7 @@ int collective_command(int argc, char** argv) {
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
   const std::size_t about_log = notes.size();
   if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) notes.push_back(note);
-  if (const GroupSummary g = model.summary(op, gpus); g.staged_edge) notes.push_back(staging_note(*g.staged_edge, g.staging));
+  if (group.staged_edge) notes.push_back(staging_note(*group.staged_edge, group.staging));
   for (std::string& note : model.group_notes(op, gpus)) notes.push_back(std::move(note));
   for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
