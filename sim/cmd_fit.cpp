@@ -222,8 +222,10 @@ int fit_command(int argc, char** argv) {
     f.path_class = cls;
     // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name when the
     // table knows it); the platform only stands in for its links.
+    // A name the table does not know was fitted as the platform's GPU, whose defaults the lines are
+    // measured against: the calibration records that one, so that it applies on the platform it was fitted on.
     const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
-    f.gpu = logged ? logged->name : !log.gpu_name.empty() ? log.gpu_name : box ? box->gpu_model : "";
+    f.gpu = logged ? logged->name : box ? box->gpu_model : log.gpu_name;
     f.nccl_version = log.nccl_version.empty() ? nccl_version : log.nccl_version;
     std::vector<std::string> notes;
     for (const auto& note : {flag_not_used("NCCL " + log.nccl_version, "--nccl-version", nccl_version,
@@ -261,9 +263,13 @@ int fit_command(int argc, char** argv) {
                                   "to this box's times, to wherever the calibration is applied",
                                   n.setting, e.value, e.line));
     }
-    if (box && !log.gpu_name.empty() && !same_gpu(log.gpu_name, box->gpu_model))
+    if (box && logged && !same_gpu(log.gpu_name, box->gpu_model))
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
+    if (box && !logged && !log.gpu_name.empty())
+      notes.push_back(fmt::format("the log ran on '{}', a name tpsim's GPU table does not hold: fitted as the platform's {}, "
+                                  "which the calibration records",
+                                  log.gpu_name, box->gpu_model));
     if (box && int(gpus.size()) == f.nranks) {
       if (const auto pace = largest_size_note(log, *reference, gpus)) notes.push_back(f.pace_note = *pace);
       fit::annotate_transfer(f, box->raw_Bps, nvls_above_Bps(*box));

@@ -359,6 +359,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       // Session 24: two 4-GPU boards without NVSwitch, every pair NV4 (A100) and NV2 (V100), inferred.
       {"4xa100-sxm4-hgx4-nv4-inferred.txt", "A100-SXM4-80GB"},
       {"4xv100-sxm2-nv2-mesh-inferred.txt", "V100-SXM2-16GB"},
+      // Session 33: the H100 4-GPU board of SURF Snellius's logs, every pair NV6, inferred (its sidecar).
+      {"4xh100-sxm5-hgx4-nv6-inferred.txt", "H100-SXM5-80GB"},
       // Session 26: A30 NVLink bridge pairs (NV4); a shell prompt after the Legend.
       {"4xa30-nv4-pairs-1nic-vllm.txt", "A30-24GB"},
       {"2xrtx3090-nv4-ryzen5900x-trailing-prompt.txt", "RTX3090-24GB"},
