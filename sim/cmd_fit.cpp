@@ -220,10 +220,10 @@ int fit_command(int argc, char** argv) {
     }
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
-    // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name when the
-    // table knows it); the platform only stands in for its links.
-    // A name the table does not know was fitted as the platform's GPU, whose defaults the lines are
-    // measured against: the calibration records that one, so that it applies on the platform it was fitted on.
+    // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name); the platform
+    // only stands in for its links. A name the table does not know was fitted as the platform's GPU,
+    // whose defaults the lines are measured against: the calibration records that one, so that it
+    // applies on the platform it was fitted on.
     const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
     f.gpu = logged ? logged->name : box ? box->gpu_model : log.gpu_name;
     f.nccl_version = log.nccl_version.empty() ? nccl_version : log.nccl_version;
