@@ -19,6 +19,7 @@ Files written:
   128x_dgx_h100_ib.xml                 128 DGX H100 nodes = 1,024 GPUs (zones)
   oci_2x_a100_40gb_roce.xml            2x OCI BM.GPU4.8, 8x A100 40GB each, 16x 100 Gb/s RoCE per node
   2x_gcp_a3mega_tcpxo.xml              2 GCP A3 Mega nodes, 8x H100 each, 8x 200 Gb/s GPUDirect-TCPXO NICs
+  2x_hgx4_h100_ib200.xml               2 nodes of 4x H100 (every pair NV6, no NVSwitch), 4x 200 Gb/s InfiniBand each
 """
 
 import argparse
@@ -433,6 +434,69 @@ def dgx_h100_cluster(nodes, nic=DGX_NIC):
     return x.text()
 
 
+def hgx4_h100_cluster(nodes):
+    """Nodes of 4 H100 SXM5 on an HGX 4-GPU board (every pair NV6, no NVSwitch), 4 x 200 Gb/s NICs."""
+    model, speed, gbps, per_node = "H100-SXM5-80GB", "989Tf", 200, 4
+    x = Xml([
+        "%d nodes of 4x H100 SXM5 on an NVLink board without NVSwitch = %d GPUs, 4x 200 Gb/s" % (nodes, per_node * nodes),
+        "InfiniBand (HDR) NICs a node, SimGrid zones as in platforms/README.md (Multi-node platforms).",
+        "The nodes of SURF Snellius's gpu_h100 partition as its published nccl-tests runs show them",
+        "(tests/data/measured/SOURCES.md: NCCL finds no NVLS multicast and rings the 4 GPUs in every",
+        "order; its log lists four InfiniBand ports, ibstat 200 Gb/s each).",
+        "Node k: GPUs gpu<4k>..gpu<4k+3> (index = global index, node = k). Every GPU pair: one nvlink",
+        "link of 6 NVLink4 links x 25 GB/s = 150 GB/s per direction (SPLITDUPLEX, 1us), as",
+        "`tpsim topo import` writes NV6. PCIe Gen5 x16 lanes 48 GB/s per direction to two sockets",
+        "cpu<2k> (GPUs 4k, 4k+1) and cpu<2k+1> (4k+2, 4k+3) through host bridges hb<2k>, hb<2k+1>",
+        "(96 GB/s) and upi<k> (60 GB/s), SHARED.",
+        "One 200 Gb/s NIC per GPU: link nic<g> (kind nic, %dGbps = %g GB/s per direction," % (gbps, gbps / 8),
+        "SPLITDUPLEX, 1us); GPU g reaches its node's gateway router node<k>_gw over nic<g> UP; each",
+        "node's 4 rails are one uplink leaf<k> (fabric, SPLITDUPLEX, 4 x %d Gb/s = %d GB/s per" % (gbps, per_node * gbps // 8),
+        "direction, 1us); a node-to-node route is leaf<a> UP, leaf<b> DOWN.",
+        "Assumptions: every pair NV6 (18 NVLink4 links an H100 over 3 peers; no matrix was published),",
+        "the sockets' split of the GPUs, one NIC per GPU, a non-blocking fabric; latencies are",
+        "physical hops (NCCL protocol costs come from the model or a calibration).",
+        "Written by platforms/generate.py.",
+    ])
+    x.open('<zone id="cluster" routing="Full">')
+    for k in range(nodes):
+        x.open('<zone id="node%d" routing="Full">' % k)
+        x.router("node%d_gw" % k)
+        base, c0 = per_node * k, 2 * k
+        cpu_hosts(x, [c0, c0 + 1])
+        gpus = range(base, base + per_node)
+        for g in gpus:
+            x.host("gpu%d" % g, speed, gpu_props(model, g, "cpu%d" % (c0 + (g - base) // 2), node=k))
+        for a in gpus:
+            for b in gpus:
+                if a < b:
+                    x.link("nv%d_%d" % (a, b), "150GBps", "1us", "nvlink", True)
+        for g in gpus:
+            x.link("pcie%d" % g, "48GBps", "1us", "pcie", True)
+        for g in gpus:
+            x.link("nic%d" % g, "%dGbps" % gbps, "1us", "nic", True)
+        x.link("hb%d" % c0, "96GBps", "0.5us", "host_bridge", False)
+        x.link("hb%d" % (c0 + 1), "96GBps", "0.5us", "host_bridge", False)
+        x.link("upi%d" % k, "60GBps", "1.5us", "upi", False)
+        for a in gpus:
+            for b in gpus:
+                if a < b:
+                    x.route("gpu%d" % a, "gpu%d" % b, [("nv%d_%d" % (a, b), UP)])
+        for g in gpus:
+            x.route("gpu%d" % g, "node%d_gw" % k, [("nic%d" % g, UP)])
+        socket_of = lambda g, base=base, c0=c0: c0 + (g - base) // 2
+        gpu_cpu_routes(x, gpus, socket_of, [c0, c0 + 1],
+                       lambda g, so=socket_of: [("pcie%d" % g, UP), "hb%d" % so(g)],
+                       lambda s, t, k=k: ["upi%d" % k])
+        x.close("zone")
+    for k in range(nodes):
+        x.link("leaf%d" % k, "%dGBps" % (per_node * gbps // 8), "1us", "fabric", True)
+    for a in range(nodes):
+        for b in range(a + 1, nodes):
+            x.zone_route("node%d" % a, "node%d" % b, "node%d_gw" % a, "node%d_gw" % b, [("leaf%d" % a, UP), ("leaf%d" % b, DOWN)])
+    x.close("zone")
+    return x.text()
+
+
 # ---------------------------------------------------------------------------------------------
 # 7. 2x OCI BM.GPU4.8 on RoCE (the machine of calibrate/recorded/oci-2x-bm-gpu4-8-16xa100-40gb-roce.log)
 
@@ -505,6 +569,7 @@ FILES = [
     ("128x_dgx_h100_ib.xml", lambda: dgx_h100_cluster(128)),
     ("oci_2x_a100_40gb_roce.xml", oci_2x_a100),
     ("2x_gcp_a3mega_tcpxo.xml", lambda: dgx_h100_cluster(2, A3MEGA_NIC)),
+    ("2x_hgx4_h100_ib200.xml", lambda: hgx4_h100_cluster(2)),
 ]
 
 

@@ -306,6 +306,11 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
   std::optional<int> nranks_comment, gpus_header, gpus_command, procs_command;
   std::string version_line, version_code;
   Devices devices;
+  struct CutRow {
+    std::string head;
+    int line = 0;
+  };
+  std::optional<CutRow> cut_row;  // a row NCCL's output cut, waiting for its rest
 
   int line_no = 0;
   for (std::string_view line : lines_of(text)) {
@@ -370,9 +375,20 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     // NCCL's own lines (NCCL INFO ..., or `NCCL version 2.26.2+cuda12.8` alone with NCCL_DEBUG=VERSION).
     if (is_nccl_log_line(body) || starts_with(body, "NCCL version ")) {
       if (auto v = nccl_version_in(body); !v.empty() && version_line.empty()) version_line = v;
+      if (auto head = row_head_before_nccl_message(body); head && in_table) cut_row = CutRow{std::string(*head), line_no};
       continue;
     }
     auto toks = tokenize(line);
+    std::string joined;  // a cut row's start and its rest, read as one row
+    if (cut_row) {
+      if (layout && static_cast<int>(toks.size()) >= layout->required)
+        throw InputError({file, cut_row->line, 1}, fmt::format("this row, cut by NCCL's own output, has no rest before the next "
+                                                               "row (line {})", line_no));
+      joined = cut_row->head + " " + std::string(trim(line));
+      line = joined;
+      toks = tokenize(line);
+      cut_row.reset();
+    }
     if (!in_table) {
       // Without a column header, the first line that starts with a size opens a v2.13 table;
       // other lines outside the table may be the command that ran (`./build/all_reduce_perf -b 8 ...`).

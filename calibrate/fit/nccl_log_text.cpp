@@ -157,6 +157,16 @@ bool is_nccl_log_line(std::string_view s) {
          s.find(" NCCL CALL") != std::string_view::npos || s.find(" NCCL TRACE") != std::string_view::npos;
 }
 
+std::optional<std::string_view> row_head_before_nccl_message(std::string_view s) {
+  // NCCL's prefix: host:pid:tid [device] NCCL INFO (the host glued to the row's last field).
+  static const std::regex prefix(R"([A-Za-z][\w.\-]*:\d+:\d+ \[\d+\] NCCL (INFO|WARN|CALL|TRACE))");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(s.begin(), s.end(), m, prefix)) return std::nullopt;
+  const std::string_view head = trim(s.substr(0, static_cast<std::size_t>(m.position(0))));
+  if (head.empty() || !std::isdigit(static_cast<unsigned char>(head.front()))) return std::nullopt;
+  return head;
+}
+
 std::optional<NamedOp> named_op_in(std::string_view text, std::string_view line, int line_no, OpSource source) {
   const int offset = static_cast<int>(text.data() - line.data());
   for (const Token& t : tokenize(text)) {

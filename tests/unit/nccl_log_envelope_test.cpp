@@ -274,6 +274,32 @@ TEST_CASE("nccl-tests before 2.10: no root column, an `error` column in place of
         "count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
 }
 
+TEST_CASE("a row cut by NCCL's own output is read whole") {
+  // With NCCL_DEBUG=INFO, NCCL connects a new algorithm's channels when a size first needs them and
+  // prints that in the middle of the row; the row's rest follows on a line of its own
+  // (odissei-benchmarks/nccl-tests runs/2nodes/all_reduce_mpi.log, line 334 to 394).
+  const std::string tiny = slurp(TINY);
+  const std::string row = "          32             8     float     sum      -1    24.93    0.00    0.00      0    25.02    0.00    0.00      0";
+  REQUIRE(tiny.find(row) != std::string::npos);
+  std::string cut = tiny;
+  cut.replace(cut.find(row), row.size(),
+              "          32             8     float     sum      -1bm-h100-01:29262:29300 [0] NCCL INFO Channel 00/0 : 15[7] -> 0[0] "
+              "[receive] via NET/IB/0/GDRDMA\n"
+              "bm-h100-01:29262:29300 [0] NCCL INFO Connected all rings\n"
+              "    24.93    0.00    0.00      0    25.02    0.00    0.00      0");
+  const NcclLog log = parse_nccl_log(cut, "cut.log", {.op = CollectiveOp::all_reduce});
+  REQUIRE(log.rows.size() == 5);
+  CHECK(log.rows[2].size_B == 32);
+  CHECK(log.rows[2].out_of_place.time_us == doctest::Approx(24.93));
+  CHECK(log.rows[3].size_B == 64);
+  // A cut row whose rest never comes: the next row stands where the rest should be.
+  std::string lost = tiny;
+  lost.replace(lost.find(row), row.size(),
+               "          32             8     float     sum      -1bm-h100-01:29262:29300 [0] NCCL INFO Connected all rings");
+  CHECK(error_of(lost, "lost.log", {.op = CollectiveOp::all_reduce}) ==
+        "lost.log:29:1: error: this row, cut by NCCL's own output, has no rest before the next row (line 30)");
+}
+
 TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are read past") {
   // `mpirun --tag-output` prefixes every line with [job,rank]<stdout>:, --timestamp-output with a
   // date; Open MPI prints `[host:pid] ...` help notices between rows. The tag is blanked, so an
