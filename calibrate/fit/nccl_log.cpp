@@ -413,6 +413,9 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     log.rows.push_back(std::move(row));
   }
 
+  // (A run that failed after it: its rows so far stand, as the failure's note says.)
+  if (cut_row && log.failure.empty())
+    throw InputError({file, cut_row->line, 1}, "this row, cut by NCCL's own output, has no rest before the file ends");
   if (log.rows.empty())
     throw InputError({file, log.header_line, log.header_line ? 1 : 0},
                      "no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 ...' "

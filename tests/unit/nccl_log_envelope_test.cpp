@@ -298,6 +298,11 @@ TEST_CASE("a row cut by NCCL's own output is read whole") {
                "          32             8     float     sum      -1bm-h100-01:29262:29300 [0] NCCL INFO Connected all rings");
   CHECK(error_of(lost, "lost.log", {.op = CollectiveOp::all_reduce}) ==
         "lost.log:29:1: error: this row, cut by NCCL's own output, has no rest before the next row (line 30)");
+  // ... or the file ends first.
+  const std::string end = tiny.substr(0, tiny.find(row)) +
+                          "          32             8     float     sum      -1bm-h100-01:29262:29300 [0] NCCL INFO Connected all rings\n";
+  CHECK(error_of(end, "end.log", {.op = CollectiveOp::all_reduce}) ==
+        "end.log:29:1: error: this row, cut by NCCL's own output, has no rest before the file ends");
 }
 
 TEST_CASE("mpirun's output tags and Open MPI's messages inside the table are read past") {
