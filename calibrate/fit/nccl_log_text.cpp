@@ -163,7 +163,10 @@ std::optional<std::string_view> row_head_before_nccl_message(std::string_view s)
   std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_search(s.begin(), s.end(), m, prefix)) return std::nullopt;
   const std::string_view head = trim(s.substr(0, static_cast<std::size_t>(m.position(0))));
-  if (head.empty() || !std::isdigit(static_cast<unsigned char>(head.front()))) return std::nullopt;
+  // nccl-tests prints a row's size, count, type, redop and root before it runs the collective: a
+  // cut row holds those five at least (a host name that starts with digits, `3767c65d25c4:880:880`,
+  // is one token, not a row).
+  if (head.empty() || !std::isdigit(static_cast<unsigned char>(head.front())) || tokenize(head).size() < 5) return std::nullopt;
   return head;
 }
 

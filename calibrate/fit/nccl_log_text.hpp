@@ -47,8 +47,8 @@ bool is_nccl_log_line(std::string_view s);
 // A results row that NCCL's own output cut: with NCCL_DEBUG=INFO, NCCL connects a new algorithm's
 // channels when a size first needs them and prints that in the middle of the row
 // (`  2097152  524288  float  sum  -1host:1904979:1905073 [0] NCCL INFO Channel 00/0 ...`); the rest
-// of the row follows the messages on a line of its own. The row's start before NCCL's message, or
-// nullopt when the line is not such a cut row.
+// of the row follows the messages on a line of its own. The row's start before NCCL's message (its
+// first five fields at least), or nullopt when the line is not such a cut row.
 std::optional<std::string_view> row_head_before_nccl_message(std::string_view s);
 
 // A collective the log names: `<op>_perf` (or nccl-tests' NAME_SUFFIX form `<op>_perf_mpi`) as a

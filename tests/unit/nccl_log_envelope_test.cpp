@@ -298,6 +298,10 @@ TEST_CASE("a row cut by NCCL's own output is read whole") {
                "          32             8     float     sum      -1bm-h100-01:29262:29300 [0] NCCL INFO Connected all rings");
   CHECK(error_of(lost, "lost.log", {.op = CollectiveOp::all_reduce}) ==
         "lost.log:29:1: error: this row, cut by NCCL's own output, has no rest before the next row (line 30)");
+  // A container's host name can start with digits: its NCCL lines are not cut rows.
+  std::string docker = tiny;
+  docker.insert(docker.find(row), "3767c65d25c4:880:880 [1] NCCL INFO comm 0x55ba65abd9d0 rank 0 nranks 2 - Destroy COMPLETE\n");
+  CHECK(parse_nccl_log(docker, "docker.log", {.op = CollectiveOp::all_reduce}).rows.size() == 5);
   // ... or the file ends first.
   const std::string end = tiny.substr(0, tiny.find(row)) +
                           "          32             8     float     sum      -1bm-h100-01:29262:29300 [0] NCCL INFO Connected all rings\n";
