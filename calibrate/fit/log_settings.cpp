@@ -50,6 +50,27 @@ const std::vector<Unmodelled>& unmodelled() {
   return u;
 }
 
+// Across nodes NCCL's own word for the transport it chose (Socket; AWS Libfabric or OFI: EFA through
+// aws-ofi-nccl), else NCCL_IB_DISABLE=1 (with no other network named: a net plugin such as
+// aws-ofi-nccl still runs with IB disabled).
+void note_transport(const NcclLog& log, LogSettings& s) {
+  if (const auto net = log.env.find("network"); net != log.env.end()) {
+    const std::string name = lower(net->second.value);
+    s.net_transport = name == "socket" ? "tcp" : name.find("libfabric") != std::string::npos || name.find("ofi") != std::string::npos ? "efa" : "";
+    if (!s.net_transport.empty())
+      s.notes.push_back({"--net-transport", "network",
+                         fmt::format("the log's NCCL uses network {} (line {}): simulated over {} between nodes (net_transport {})",
+                                     net->second.value, net->second.line, s.net_transport == "tcp" ? "TCP sockets" : "AWS EFA",
+                                     s.net_transport)});
+  } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
+    s.net_transport = "tcp";
+    s.notes.push_back({"--net-transport", "NCCL_IB_DISABLE",
+                       fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets between nodes "
+                                   "(net_transport tcp)",
+                                   it->second.line)});
+  }
+}
+
 }  // namespace
 
 LogSettings log_settings(const NcclLog& log) {
@@ -83,24 +104,8 @@ LogSettings log_settings(const NcclLog& log) {
     s.notes.push_back({"--p2p", "NCCL_P2P_DISABLE",
                        fmt::format("the log ran with NCCL_P2P_DISABLE=1 (line {}): simulated with --p2p off", it->second.line)});
   }
-  // Across nodes NCCL's own word for the transport it chose (Socket; AWS Libfabric or OFI: EFA through
-  // aws-ofi-nccl), else NCCL_IB_DISABLE=1 (with no other network named: a net plugin such as
-  // aws-ofi-nccl still runs with IB disabled).
-  if (const auto net = log.env.find("network"); net != log.env.end()) {
-    const std::string name = lower(net->second.value);
-    s.net_transport = name == "socket" ? "tcp" : name.find("libfabric") != std::string::npos || name.find("ofi") != std::string::npos ? "efa" : "";
-    if (!s.net_transport.empty())
-      s.notes.push_back({"--net-transport", "network",
-                         fmt::format("the log's NCCL uses network {} (line {}): simulated over {} between nodes (net_transport {})",
-                                     net->second.value, net->second.line, s.net_transport == "tcp" ? "TCP sockets" : "AWS EFA",
-                                     s.net_transport)});
-  } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
-    s.net_transport = "tcp";
-    s.notes.push_back({"--net-transport", "NCCL_IB_DISABLE",
-                       fmt::format("the log ran with NCCL_IB_DISABLE=1 (line {}): simulated over TCP sockets between nodes "
-                                   "(net_transport tcp)",
-                                   it->second.line)});
-  }
+  // A log whose ranks all ran on one host used no network, whatever it set.
+  if (log.hosts != 1) note_transport(log, s);
   for (const Unmodelled& u : unmodelled()) {
     const auto it = log.env.find(u.name);
     if (it == log.env.end() || std::find(u.as_modelled.begin(), u.as_modelled.end(), it->second.value) != u.as_modelled.end()) continue;

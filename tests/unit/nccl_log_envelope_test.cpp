@@ -3,6 +3,7 @@
 // version, launch mode). The recorded logs are real (calibrate/recorded/SOURCES.md); the small
 // inline logs only carry header lines, no measurements.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <sstream>
@@ -504,6 +505,14 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   const LogSettings sock = log_settings(parse_nccl_log("[1,0]<stdout>:h:1:1 [0] NCCL INFO Using network Socket\n# nranks: 16\n" + rows, "t.log"));
   CHECK(sock.net_transport == "tcp");
   CHECK(sock.notes.at(0).text == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
+  // Every rank on one host used no network, whatever the log set: no transport, no note (a Lambda
+  // 4x H100 run printed NCCL_IB_DISABLE=1).
+  std::string one_host_ranks;  // the rows' 16 ranks (their busbw / algbw), all on host h1
+  for (int r = 0; r < 16; ++r) one_host_ranks += fmt::format("#  Rank {:2d} Group  0 Pid {} on h1 device {:2d} [0x01] NVIDIA H100 80GB HBM3\n", r, r + 1, r);
+  const LogSettings alone = log_settings(parse_nccl_log("h1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" + one_host_ranks + rows,
+                                                        "t.log"));
+  CHECK(alone.net_transport.empty());
+  CHECK(alone.notes.empty());
   // A setting that changes the collective and that tpsim does not model is said, not dropped: the
   // p5 EKS job's NCCL_BUFFSIZE (8 MiB buffers: 1 MiB Simple steps where NCCL's default has 512 KiB).
   const LogSettings buff = log_settings(parse_nccl_log("[1,0]<stdout>:h:25:25 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 8388608.\n"
