@@ -129,9 +129,11 @@ TEST_CASE("an uncalibrated Blackwell or one-process A100 NVLink group says its s
   const std::string note =
       "on B200-SXM-180GB NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran all-reduces of "
       "64 B-256 KiB in more time than simulated (the model's times 25-41% short; floor 19-20 us against NCCL's 15.2 on 8 ranks; its "
-      "all-gathers' floor 16 against 11.0), a decode step's sizes: read small collectives here as optimistic, or calibrate on a log "
-      "of the box (tpsim fit)";
+      "all-gathers' and reduce-scatters' floor 16 against 11.0), a decode step's sizes: read small collectives here as optimistic, or "
+      "calibrate on a log of the box (tpsim fit)";
   CHECK(model.group_notes(CollectiveOp::all_reduce, all) == std::vector<std::string>{note});
+  // The same report's reduce-scatter (session 33: 128 B-512 KiB 21-34% fast) says so too.
+  CHECK(model.group_notes(CollectiveOp::reduce_scatter, all) == std::vector<std::string>{note});
   // Its all-to-all's floor was the model's; its mid sizes, as the H100 node's, were not.
   CHECK(model.group_notes(CollectiveOp::all_to_all, all) ==
         std::vector<std::string>{"all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; "
