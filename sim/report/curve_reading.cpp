@@ -97,6 +97,7 @@ CurveReading read_curve(const fit::NcclLog& log, const std::string& path_class) 
     throw InputError({log.file}, fmt::format("no curve to read: {} sizes with a time, the knee needs 4 or more", r.points.size()));
   read_floor(r);
   read_plateau(r);
+  r.floor_reached = r.points.front().size_B <= FLOOR_MAX_B && r.points.front().bus_bw_Bps < r.bus_bw_Bps / 2;
   // Eq. 1.4.4: S* = N·alpha·BW; with alpha = floor / steps this is floor · BW / bus factor.
   r.s_star_B = r.floor_s * r.bus_bw_Bps / r.bus_factor;
   r.knee_B = last_crossing(r.points, 2 * r.floor_s, [](const CurvePoint& p) { return p.time_s; });

@@ -28,6 +28,10 @@ struct CurvePoint {
   double bus_bw_Bps = 0;  // size · bus factor / time
 };
 
+// The largest first size of a log that still shows its latency floor: 64 KiB, a decode step's
+// all-reduce and within NCCL's LL range on the recorded boxes.
+constexpr double FLOOR_MAX_B = 64 * 1024;
+
 struct CurveReading {
   std::string file;
   CollectiveOp op = CollectiveOp::all_reduce;
@@ -42,6 +46,10 @@ struct CurveReading {
   double floor_min_B = 0, floor_max_B = 0;
   int floor_rows = 0;
   double alpha_s = 0;        // floor / latency_steps
+  // Whether the log's smallest size shows the floor: at most FLOOR_MAX_B (the sizes where NCCL runs
+  // its small-message protocol) and below half the plateau's bus bandwidth (latency at least half
+  // its time). Else the floor and alpha above are upper bounds.
+  bool floor_reached = true;
   // Large-message bandwidth plateau.
   double bus_bw_Bps = 0, alg_bw_Bps = 0;
   double bw_min_B = 0, bw_max_B = 0;

@@ -21,7 +21,13 @@ std::string curve_lines(const CurveReading& c) {
   const std::string n1 = c.op == CollectiveOp::all_reduce ? "2(N-1)" : "(N-1)";
   std::string out = fmt::format("#   latency floor {:.2f} us: median of {} sizes, {} to {} (up to the largest size within 10% of the smallest time)\n",
                                 c.floor_s * 1e6, c.floor_rows, size_text(c.floor_min_B), size_text(c.floor_max_B));
-  out += fmt::format("#   alpha = floor / {} = {:.2f} us per step (Eq. 1.4.3: latency term {}·alpha, N = {})\n", n1, c.alpha_s * 1e6, n1, c.nranks);
+  if (!c.floor_reached)
+    out += fmt::format("#   note: the log starts at {} ({:.0f}% of the plateau's bus bandwidth), too large to show the latency floor (a floor "
+                       "needs a first size of {} or less, mostly latency): the floor, alpha and S* are upper bounds, and smaller sizes are "
+                       "extrapolated from them\n",
+                       size_text(c.points.front().size_B), c.points.front().bus_bw_Bps / c.bus_bw_Bps * 100, size_text(FLOOR_MAX_B));
+  out += fmt::format("#   alpha = floor / {} = {:.2f} us per step (Eq. 1.4.3: latency term {}·alpha, N = {}){}\n", n1, c.alpha_s * 1e6, n1,
+                     c.nranks, c.floor_reached ? "" : ", an upper bound");
   out += fmt::format("#   large-message bandwidth: bus {:.2f} GB/s (busbw, the BW of Eq. 1.4.3), algorithm {:.2f} GB/s (algbw = busbw / {:.3g}); "
                      "median of {} sizes, {} to {} (within 10% of the peak bus bandwidth){}\n",
                      c.bus_bw_Bps / 1e9, c.alg_bw_Bps / 1e9, c.bus_factor, c.bw_rows, size_text(c.bw_min_B), size_text(c.bw_max_B),
@@ -116,6 +122,7 @@ json curve_json(const CurveReading& c) {
           {"alpha_us", c.alpha_s * 1e6},
           {"alpha_definition", c.op == CollectiveOp::all_reduce ? "floor / 2(N-1), Eq. 1.4.3" : "floor / (N-1)"},
           {"floor_us", c.floor_s * 1e6},
+          {"floor_reached", c.floor_reached},
           {"floor_sizes_B", {c.floor_min_B, c.floor_max_B}},
           {"bus_bw_GBps", c.bus_bw_Bps / 1e9},
           {"alg_bw_GBps", c.alg_bw_Bps / 1e9},

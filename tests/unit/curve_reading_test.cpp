@@ -99,6 +99,25 @@ TEST_CASE("curve reading: alpha and bandwidth agree with every recorded log's ow
   }
 }
 
+TEST_CASE("curve reading: a log that starts too large says its floor and alpha are upper bounds") {
+  // The synthetic sweep from 1 KiB (latency 20 us, 100 GB/s): at 1 KiB the time is all latency, so the
+  // floor is reached. The same sweep from 8 MiB (8.4 MB / 100 GB/s = 84 us, 81% of its 104 us time
+  // is bandwidth; the first size above FLOOR_MAX_B, 64 KiB): not reached, and the report says so.
+  const fit::NcclLog from_1k = synthetic_log("from1k.log", 20e-6, 100e9);
+  CHECK(read_curve(from_1k, "").floor_reached);
+  fit::NcclLog from_8m = from_1k;
+  from_8m.rows.erase(from_8m.rows.begin(), from_8m.rows.begin() + 13);  // 1 KiB x 2^13 = 8 MiB
+  REQUIRE(from_8m.rows.front().size_B == 8u << 20);
+  const CurveReading r = read_curve(from_8m, "");
+  CHECK_FALSE(r.floor_reached);
+  // The floor is then the 8 MiB time, 20 + 83.9 us: an upper bound on the 20 us latency.
+  CHECK(r.floor_s * 1e6 == doctest::Approx(20 + 8388608 / 100e9 * 1e6).scale(0).epsilon(1e-9));
+  // A first size of 64 KiB or less, mostly latency, reaches it: 64 KiB / 100 GB/s = 0.66 us of 20.7.
+  fit::NcclLog from_64k = from_1k;
+  from_64k.rows.erase(from_64k.rows.begin(), from_64k.rows.begin() + 6);  // 1 KiB x 2^6 = 64 KiB
+  CHECK(read_curve(from_64k, "").floor_reached);
+}
+
 TEST_CASE("curve reading: the knee lies between latency-like and bandwidth-like sizes on every recorded log") {
   for (const auto& path : recorded_logs()) {
     CAPTURE(path);
