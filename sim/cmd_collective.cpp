@@ -220,6 +220,7 @@ int collective_command(int argc, char** argv) {
   std::vector<std::string> notes;
   if (!gpu_note.empty()) notes.push_back(gpu_note);
   if (measured && !measured->failure.empty()) notes.push_back(fit::failure_note(*measured));
+  if (measured && !measured->shared_gpu.empty()) notes.push_back(fit::shared_gpu_note(*measured));
   for (const auto& note : notes) out += "# note: " + note + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
   for (const auto& n : forced.notes) {

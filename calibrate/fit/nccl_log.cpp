@@ -424,6 +424,7 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
   log.gpus_per_thread = gpus_header.value_or(gpus_command.value_or(1));
   log.nccl_version = version_line.empty() ? version_code : version_line;
   log.gpu_name = gpu_names(devices);
+  log.shared_gpu = devices.shared_gpu;
   log.processes = static_cast<int>(devices.procs.size());
   log.hosts = static_cast<int>(devices.hosts.size());
   const int max_rank = devices.max_rank;
@@ -475,6 +476,12 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
 
 std::string failure_note(const NcclLog& log) {
   return fmt::format("the run failed ({}): the {} sizes it printed before are read", log.failure, log.rows.size());
+}
+
+std::string shared_gpu_note(const NcclLog& log) {
+  return fmt::format("the log lists {} on one GPU: its ranks shared that GPU's links and memory, where tpsim gives each rank "
+                     "a GPU of the platform, so its times are not those of the GPUs simulated",
+                     log.shared_gpu);
 }
 
 std::string comment_lines(const std::string& text) {

@@ -113,6 +113,9 @@ struct NcclLog {
   // nccl-tests' own failure line (`... Test NCCL failure common.cu:1204 '...'`) that ended the run:
   // "line N: <text>", the rows before it kept; empty when the run finished.
   std::string failure;
+  // Two ranks its Rank lines put on one GPU (same host and bus id): "ranks 0 and 1 (host h, [0x02])";
+  // empty when every rank has its own.
+  std::string shared_gpu;
 };
 
 struct NcclReadOptions {
@@ -127,6 +130,8 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
 
 // "the run failed at line N (...): the M sizes it printed before are read", for a log with a failure.
 std::string failure_note(const NcclLog& log);
+// "the log lists ranks 0 and 1 (...) on one GPU: ...", for a log whose ranks shared a GPU.
+std::string shared_gpu_note(const NcclLog& log);
 
 // The lines of `text` that are comments ('#' first), each ending in a newline.
 std::string comment_lines(const std::string& text);

@@ -313,15 +313,22 @@ void read_rank_line(std::string_view c, Devices& d) {
   const int rank = static_cast<int>(*r);
   d.max_rank = std::max(d.max_rank, rank);
   d.ranks.insert(rank);
-  std::string pid, host;
+  std::string pid, host, bus;
   for (std::size_t i = 2; i + 1 < t.size(); ++i) {
     if (t[i].text == "Pid") pid = std::string(t[i + 1].text);
     if (t[i].text == "on") host = std::string(t[i + 1].text);
     if (t[i].text.front() == '[' && t[i].text.back() == ']') {  // the bus id; the GPU model follows it
+      bus = std::string(t[i].text);
       std::string_view name = trim(c.substr(t[i].col - 1 + t[i].text.size()));
       if (!name.empty() && !d.gpu.count(rank)) d.gpu[rank] = std::string(name);
       break;
     }
+  }
+  // Two ranks on one host and bus id ran on one GPU (an MPI test of a single card).
+  if (!host.empty() && !bus.empty()) {
+    const auto [it, first] = d.rank_of_gpu.emplace(std::make_pair(host, bus), rank);
+    if (!first && it->second != rank && d.shared_gpu.empty())
+      d.shared_gpu = fmt::format("ranks {} and {} (host {}, {})", it->second, rank, host, bus);
   }
   if (!pid.empty()) d.procs.insert({host, pid});
   if (!host.empty()) d.hosts.insert(host);

@@ -87,6 +87,8 @@ struct Devices {
   std::map<int, std::string> gpu;                        // rank -> GPU model
   std::set<std::pair<std::string, std::string>> procs;   // (host, Pid)
   std::set<std::string> hosts;
+  std::map<std::pair<std::string, std::string>, int> rank_of_gpu;  // (host, bus id) -> the first rank listed on it
+  std::string shared_gpu;  // "ranks 0 and 1 (host h, [0000:02:00])": two ranks listed on one GPU; "" when none
 };
 // `c` is the comment after '#', starting with "Rank ".
 void read_rank_line(std::string_view c, Devices& d);

@@ -275,6 +275,22 @@ TEST_CASE("nccl-tests before 2.10: no root column, an `error` column in place of
         "count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
 }
 
+TEST_CASE("two ranks listed on one GPU are said") {
+  // An MPI test of a single card lists its ranks on one host and bus id (a published RTX 5090 report,
+  // both Rank lines device 0, bus 02:00): tpsim simulates a GPU per rank, and says the log did not.
+  std::string tiny = slurp(TINY);
+  const std::string rank1 = "#  Rank  1 Group  0 Pid  29263 on bm-h100-01 device  1 [0000:3b:00] NVIDIA H100 80GB HBM3";
+  REQUIRE(tiny.find(rank1) != std::string::npos);
+  tiny.replace(tiny.find(rank1), rank1.size(), "#  Rank  1 Group  0 Pid  29263 on bm-h100-01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3");
+  const NcclLog log = parse_nccl_log(tiny, "shared.log", {.op = CollectiveOp::all_reduce});
+  CHECK(log.shared_gpu == "ranks 0 and 1 (host bm-h100-01, [0000:19:00])");
+  CHECK(shared_gpu_note(log) == "the log lists ranks 0 and 1 (host bm-h100-01, [0000:19:00]) on one GPU: its ranks shared that GPU's "
+                                "links and memory, where tpsim gives each rank a GPU of the platform, so its times are not those of the "
+                                "GPUs simulated");
+  // The same bus id on two hosts is two GPUs.
+  CHECK(parse_nccl_log(slurp(TINY), "two-hosts.log", {.op = CollectiveOp::all_reduce}).shared_gpu.empty());
+}
+
 TEST_CASE("a row cut by NCCL's own output is read whole") {
   // With NCCL_DEBUG=INFO, NCCL connects a new algorithm's channels when a size first needs them and
   // prints that in the middle of the row; the row's rest follows on a line of its own
