@@ -345,8 +345,9 @@ A3MEGA_NIC = dict(gbps=200, what="GCP A3 Mega nodes (a3-megagpu-8g)", nic="One G
 DGX_NIC = dict(gbps=400, what="DGX H100 nodes", nic="One ConnectX-7 400 Gb/s NIC per GPU", fabric="400 Gb/s InfiniBand (NDR)")
 
 
-def node_host_links(x, k, gpus, c0, gbps):
-    """Node k's PCIe lanes, one NIC per GPU, its two host bridges (sockets c0, c0 + 1) and its UPI."""
+def node_host_links(x, k, gpus, gbps):
+    """Node k's PCIe lanes, one NIC per GPU, its two host bridges (sockets 2k, 2k + 1) and its UPI."""
+    c0 = 2 * k
     for g in gpus:
         x.link("pcie%d" % g, "48GBps", "1us", "pcie", True)
     for g in gpus:
@@ -356,11 +357,13 @@ def node_host_links(x, k, gpus, c0, gbps):
     x.link("upi%d" % k, "60GBps", "1.5us", "upi", False)
 
 
-def node_host_routes(x, k, gpus, socket_of):
-    """Node k's GPUs to its gateway over their NICs, and to both sockets over PCIe (and the UPI)."""
+def node_host_routes(x, k, gpus, per_socket):
+    """Node k's GPUs to its gateway over their NICs, and to both sockets over PCIe (and the UPI): the
+    first `per_socket` GPUs hang off socket 2k, the others off 2k + 1."""
     for g in gpus:
         x.route("gpu%d" % g, "node%d_gw" % k, [("nic%d" % g, UP)])
     c0 = 2 * k
+    socket_of = lambda g: c0 + (g - gpus[0]) // per_socket
     gpu_cpu_routes(x, gpus, socket_of, [c0, c0 + 1],
                    lambda g, so=socket_of: [("pcie%d" % g, UP), "hb%d" % so(g)],
                    lambda s, t, k=k: ["upi%d" % k])
@@ -420,12 +423,12 @@ def dgx_h100_cluster(nodes, nic=DGX_NIC):
             x.host("gpu%d" % g, speed, gpu_props(model, g, "cpu%d" % (c0 + (g - base) // 4), node=k))
         for g in gpus:
             x.link("nvsw%d" % g, "450GBps", "0.5us", "nvswitch", True)
-        node_host_links(x, k, gpus, c0, gbps)
+        node_host_links(x, k, gpus, gbps)
         for a in gpus:
             for b in gpus:
                 if a < b:
                     x.route("gpu%d" % a, "gpu%d" % b, [("nvsw%d" % a, UP), ("nvsw%d" % b, DOWN)])
-        node_host_routes(x, k, gpus, lambda g, base=base, c0=c0: c0 + (g - base) // 4)
+        node_host_routes(x, k, gpus, 4)
         x.close("zone")
     for k in range(nodes):
         x.link("leaf%d" % k, "%dGBps" % gbps, "1us", "fabric", True)
@@ -480,12 +483,12 @@ def hgx4_h100_cluster(nodes):
             for b in gpus:
                 if a < b:
                     x.link("nv%d_%d" % (a, b), "150GBps", "1us", "nvlink", True)
-        node_host_links(x, k, gpus, c0, gbps)
+        node_host_links(x, k, gpus, gbps)
         for a in gpus:
             for b in gpus:
                 if a < b:
                     x.route("gpu%d" % a, "gpu%d" % b, [("nv%d_%d" % (a, b), UP)])
-        node_host_routes(x, k, gpus, lambda g, base=base, c0=c0: c0 + (g - base) // 2)
+        node_host_routes(x, k, gpus, 2)
         x.close("zone")
     for k in range(nodes):
         x.link("leaf%d" % k, "%dGBps" % (per_node * gbps // 8), "1us", "fabric", True)
