@@ -266,7 +266,7 @@ int fit_command(int argc, char** argv) {
     if (box && logged && !same_gpu(log.gpu_name, box->gpu_model))
       notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
                                   box->gpu_model));
-    if (box && !logged && !log.gpu_name.empty())
+    else if (box && !logged && !log.gpu_name.empty())
       notes.push_back(fmt::format("the log ran on '{}', a name tpsim's GPU table does not hold: fitted as the platform's {}, "
                                   "which the calibration records",
                                   log.gpu_name, box->gpu_model));

@@ -375,13 +375,14 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     // NCCL's own lines (NCCL INFO ..., or `NCCL version 2.26.2+cuda12.8` alone with NCCL_DEBUG=VERSION).
     if (is_nccl_log_line(body) || starts_with(body, "NCCL version ")) {
       if (auto v = nccl_version_in(body); !v.empty() && version_line.empty()) version_line = v;
-      if (auto head = row_head_before_nccl_message(body); head && in_table) cut_row = CutRow{std::string(*head), line_no};
+      if (in_table)
+        if (auto head = row_head_before_nccl_message(body)) cut_row = CutRow{std::string(*head), line_no};
       continue;
     }
     auto toks = tokenize(line);
     std::string joined;  // a cut row's start and its rest, read as one row
     if (cut_row) {
-      if (layout && static_cast<int>(toks.size()) >= layout->required)
+      if (static_cast<int>(toks.size()) >= layout->required)  // a row was cut inside the table: layout is set
         throw InputError({file, cut_row->line, 1}, fmt::format("this row, cut by NCCL's own output, has no rest before the next "
                                                                "row (line {})", line_no));
       joined = cut_row->head + " " + std::string(trim(line));

@@ -4,8 +4,9 @@
 //
 // One file holds one sweep: data rows with strictly increasing sizes under one column
 // header; a file of several runs of different collectives (each opening with `# Collective test
-// starting:`) is read one run at a time, the one the caller's op names (nccl_log_sections.hpp). Noise that real logs carry (NCCL INFO/WARN lines, anything before the table) is
-// skipped, and launchers' tags are read past (mpirun's `[1,0]<stdout>:`, srun's `0: `, Ray's
+// starting:`) is read one run at a time, the one the caller's op names (nccl_log_sections.hpp).
+// Noise that real logs carry (NCCL INFO/WARN lines, anything before the table) is skipped, and
+// launchers' tags are read past (mpirun's `[1,0]<stdout>:`, srun's `0: `, Ray's
 // `(pid=3808) `); a row that NCCL's INFO output cuts in two is joined with its rest. Inside the
 // table every other non-comment line must be a well-formed data row, or the
 // reader throws InputError located at the offending token (1-based line:col), but for

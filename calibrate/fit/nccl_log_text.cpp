@@ -158,6 +158,8 @@ bool is_nccl_log_line(std::string_view s) {
 }
 
 std::optional<std::string_view> row_head_before_nccl_message(std::string_view s) {
+  s = trim(s);
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front()))) return std::nullopt;  // a row starts with its size
   // NCCL's prefix: host:pid:tid [device] NCCL INFO (the host glued to the row's last field).
   static const std::regex prefix(R"([A-Za-z][\w.\-]*:\d+:\d+ \[\d+\] NCCL (INFO|WARN|CALL|TRACE))");
   std::match_results<std::string_view::const_iterator> m;
@@ -166,7 +168,7 @@ std::optional<std::string_view> row_head_before_nccl_message(std::string_view s)
   // nccl-tests prints a row's size, count, type, redop and root before it runs the collective: a
   // cut row holds those five at least (a host name that starts with digits, `3767c65d25c4:880:880`,
   // is one token, not a row).
-  if (head.empty() || !std::isdigit(static_cast<unsigned char>(head.front())) || tokenize(head).size() < 5) return std::nullopt;
+  if (tokenize(head).size() < 5) return std::nullopt;
   return head;
 }
 

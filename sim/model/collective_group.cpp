@@ -65,7 +65,8 @@ std::optional<std::string> held_out_lean_note(const GroupSummary& g, CollectiveO
            "sizes, their floors as simulated: NCCL splits each peer's bytes over a few channels there, whose copy rate "
            "tpsim does not model; read mid-size all-to-alls as optimistic, or calibrate on a log of the box (tpsim fit)";
   if (g.nranks < 4) return std::nullopt;
-  if (g.compute_capability >= 100 && op != CollectiveOp::send_recv)
+  if (g.compute_capability >= 100 &&
+      (op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter))
     return fmt::format("on {} NVLink: the one held-out Blackwell node (8x HGX B200, tests/data/measured/SOURCES.md) ran all-reduces "
                        "of 64 B-256 KiB in more time than simulated (the model's times 25-41% short; floor 19-20 us against NCCL's 15.2 "
                        "on 8 ranks; its all-gathers' and reduce-scatters' floor 16 against 11.0), a decode step's sizes: read small "

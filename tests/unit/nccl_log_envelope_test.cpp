@@ -294,7 +294,8 @@ TEST_CASE("two ranks listed on one GPU are said") {
 TEST_CASE("a row cut by NCCL's own output is read whole") {
   // With NCCL_DEBUG=INFO, NCCL connects a new algorithm's channels when a size first needs them and
   // prints that in the middle of the row; the row's rest follows on a line of its own
-  // (odissei-benchmarks/nccl-tests runs/2nodes/all_reduce_mpi.log, line 334 to 394).
+  // (tests/data/measured/nccl/2x-h100-8gpu-hgx4-nv6-snellius-ib200-nccl2.22.3.log: the 2 MiB row
+  // starts on line 336, its times follow on line 398).
   const std::string tiny = slurp(TINY);
   const std::string row = "          32             8     float     sum      -1    24.93    0.00    0.00      0    25.02    0.00    0.00      0";
   REQUIRE(tiny.find(row) != std::string::npos);
@@ -523,12 +524,14 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   CHECK(sock.notes.at(0).text == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");
   // Every rank on one host used no network, whatever the log set: no transport, no note (a Lambda
   // 4x H100 run printed NCCL_IB_DISABLE=1).
-  std::string one_host_ranks;  // the rows' 16 ranks (their busbw / algbw), all on host h1
-  for (int r = 0; r < 16; ++r) one_host_ranks += fmt::format("#  Rank {:2d} Group  0 Pid {} on h1 device {:2d} [0x01] NVIDIA H100 80GB HBM3\n", r, r + 1, r);
+  std::string one_host_ranks;  // the rows' 16 ranks (their busbw / algbw), all on host h1, a GPU each
+  for (int r = 0; r < 16; ++r)
+    one_host_ranks += fmt::format("#  Rank {:2d} Group  0 Pid {} on h1 device {:2d} [0x{:02x}] NVIDIA H100 80GB HBM3\n", r, r + 1, r, r + 1);
   const LogSettings alone = log_settings(parse_nccl_log("h1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" + one_host_ranks + rows,
                                                         "t.log"));
   CHECK(alone.net_transport.empty());
   CHECK(alone.notes.empty());
+  CHECK(parse_nccl_log(one_host_ranks + rows, "t.log").shared_gpu.empty());
   // A setting that changes the collective and that tpsim does not model is said, not dropped: the
   // p5 EKS job's NCCL_BUFFSIZE (8 MiB buffers: 1 MiB Simple steps where NCCL's default has 512 KiB).
   const LogSettings buff = log_settings(parse_nccl_log("[1,0]<stdout>:h:25:25 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 8388608.\n"
