@@ -206,7 +206,7 @@ int collective_command(int argc, char** argv) {
   for (int g : gpus)
     if (!platform.gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
   const std::string gpu_note = measured ? use_logged_gpu(platform, gpus, *measured, compare_path) : "";
-  Topology topo(std::move(platform), HardwareSpec{}, spec.p2p_level);
+  Topology topo(std::move(platform), HardwareSpec{}, spec.p2p_level, spec.nccl_version);
   CollectiveModel model(topo, spec, cal.get());
   const int n = int(gpus.size());
   const GroupSummary group = model.summary(op, gpus);

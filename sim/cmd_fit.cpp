@@ -99,6 +99,12 @@ std::optional<std::pair<Algorithm, Protocol>> short_log_line(const fit::NcclLog&
   return std::pair{plan.algorithm, plan.protocol};
 }
 
+// The path class of the box's all-reduce ring, as the fit labels its lines.
+std::string box_class(const CollectiveModel& reference, const std::vector<int>& gpus) {
+  const GroupSummary g = reference.summary(CollectiveOp::all_reduce, gpus);
+  return class_key(g.worst_class, g.staged);
+}
+
 }  // namespace
 
 int fit_command(int argc, char** argv) {
@@ -146,20 +152,17 @@ int fit_command(int argc, char** argv) {
   if (!json_path.empty()) check_output_path(json_path);
   const CurveSetup curve_setup = prepare_curve_reading(curve);
   // The measured box, when given: its path class, nodes, GPU and the rings' wire rate per op make
-  // the fit carry to other boxes (wire fractions, NVLS lines).
+  // the fit carry to other boxes (wire fractions, NVLS lines). It is modelled per log, with the
+  // log's NCCL release and P2P setting (NCCL's default P2P level depends on both).
+  std::optional<PlatformDesc> platform;
   std::optional<Topology> topo;
   std::unique_ptr<CollectiveModel> reference;
   std::vector<int> gpus;
   if (!platform_path.empty()) {
     gpus = parse_gpu_list(gpus_text);
-    topo.emplace(load_platform_file(platform_path), HardwareSpec{}, "");
+    platform = load_platform_file(platform_path);
     for (int g : gpus)
-      if (!topo->platform().gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
-    reference = std::make_unique<CollectiveModel>(*topo, CollectiveSpec{}, nullptr);
-    if (path_class.empty()) {
-      const GroupSummary g = reference->summary(CollectiveOp::all_reduce, gpus);
-      path_class = class_key(g.worst_class, g.staged);
-    }
+      if (!platform->gpu(g)) throw ValueError(fmt::format("GPU {} is not in {}", g, platform_path));
   }
   // Inputs: nccl-tests logs, or folders holding them with tpsim-calibrate's gemm.csv, hbm.csv and
   // launch.csv (tables given by name go with --gemm, --hbm, --launch).
@@ -191,16 +194,25 @@ int fit_command(int argc, char** argv) {
   for (const auto& path : logs) {
     const std::string text = read_input_file(path);
     const fit::NcclLog log = fit::parse_nccl_log(text, path, read);
+    const fit::LogSettings settings = fit::log_settings(log);
+    const std::string release = log.nccl_version.empty() ? nccl_version : log.nccl_version;
+    if (platform) {
+      reference.reset();
+      topo.emplace(*platform, HardwareSpec{}, settings.p2p_level, release);
+      CollectiveSpec spec;
+      spec.nccl_version = release;
+      reference = std::make_unique<CollectiveModel>(*topo, spec, nullptr);
+    }
     int nodes = 1;
     std::string cls = infer_path_class(text, std::filesystem::path(path).filename().string(), log.hosts, nodes);
-    if (!path_class.empty()) cls = path_class;
     std::optional<GroupSummary> box;
     if (reference) box = reference->summary(log.op, gpus);
+    if (!path_class.empty()) cls = path_class;
+    else if (reference) cls = box_class(*reference, gpus);
     if (box) nodes = box->nodes;
     fit::FitOptions opt;
     opt.ll128 = cls == "NVL" || cls.empty() || cls == "NET";  // NCCL runs LL128 on NVLink (and some networks) only
     opt.nodes = nodes;
-    const fit::LogSettings settings = fit::log_settings(log);
     const std::string& forced_protocol = settings.protocol.empty() ? protocol : settings.protocol;
     for (Protocol p : ALL_PROTOCOLS)
       if (forced_protocol == protocol_name(p)) opt.forced_protocol = p;
@@ -226,7 +238,7 @@ int fit_command(int argc, char** argv) {
     // applies on the platform it was fitted on.
     const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
     f.gpu = logged ? logged->name : box ? box->gpu_model : log.gpu_name;
-    f.nccl_version = log.nccl_version.empty() ? nccl_version : log.nccl_version;
+    f.nccl_version = release;
     std::vector<std::string> notes;
     for (const auto& note : {flag_not_used("NCCL " + log.nccl_version, "--nccl-version", nccl_version,
                                            !log.nccl_version.empty() && log.nccl_version != nccl_version),

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "config/p2p_policy.hpp"
+#include "util/nccl_terms.hpp"
 #include "util/error.hpp"
 
 namespace tpsim {
@@ -20,8 +21,11 @@ PathClass parse_path_class(const std::string& name) {
   throw ValueError("unknown path class '" + name + "' (NVL, PIX, PXB, PHB, SYS or NET)");
 }
 
-Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override)
-    : platform_(std::move(platform)), explicit_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override) {
+Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override,
+                   std::string nccl_version)
+    : platform_(std::move(platform)),
+      explicit_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override),
+      nccl_version_(std::move(nccl_version)) {
   for (auto& l : platform_.links) {
     latency_added_.push_back(0);
     auto it = overrides.links.find(link_kind_name(l.kind));
@@ -33,11 +37,11 @@ Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const s
 }
 
 std::string Topology::p2p_level(int local_gpus) const {
-  return explicit_level_.empty() ? nccl_default_p2p_level(platform_.cpu_vendor, local_gpus) : explicit_level_;
+  return explicit_level_.empty() ? nccl_default_p2p_level(platform_.cpu_vendor, local_gpus, nccl_version_) : explicit_level_;
 }
 
 std::string Topology::p2p_level_source() const {
-  return explicit_level_.empty() ? describe_p2p_default(platform_.cpu_vendor) : "";
+  return explicit_level_.empty() ? describe_p2p_default(platform_.cpu_vendor, nccl_version_) : "";
 }
 
 DirectedLink Topology::normalise(DirectedLink l) const {
@@ -77,15 +81,21 @@ std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
     for (std::size_t j = i + 1; j < group.size(); ++j) {
       const GpuDesc* a = platform_.gpu(group[i]);
       const GpuDesc* b = platform_.gpu(group[j]);
-      if (!a || !b || a->node != b->node) continue;
+      if (!a || !b || a->node != b->node || !a->p2p || !b->p2p) continue;
       int local = 0;
       for (int g : group) local += platform_.gpu(g) && platform_.gpu(g)->node == a->node;
       const GpuPath& p = path(a->index, b->index, local);
-      if (local > 2 || p.path_class <= PathClass::PXB || p.path_class == PathClass::NET || !a->p2p || !b->p2p) continue;
-      return "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed PXB, as "
-             "on Intel, so GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" +
-             path_class_name(p.path_class) + ") is staged through host memory; on an AMD host NCCL uses P2P across SYS "
-             "for a communicator of at most 2 GPUs per node (paths.cc ncclTopoCheckP2p)";
+      const std::string assumed = nccl_default_p2p_level("", local, nccl_version_);
+      if (p.path_class == PathClass::NET || p.path_class <= parse_path_class(assumed) ||
+          p.path_class > parse_path_class(nccl_default_p2p_level("amd", local, nccl_version_)))
+        continue;
+      const bool current = !nccl_before(nccl_version_, 2, 23);
+      return "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed " + assumed +
+             ", as on Intel, so GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" +
+             path_class_name(p.path_class) + ") is staged through host memory; on an AMD host NCCL " +
+             (current ? std::string("uses P2P across SYS for a communicator of at most 2 GPUs per node")
+                      : nccl_version_ + " uses P2P across SYS at any GPU count") +
+             " (paths.cc ncclTopoCheckP2p)";
     }
   return "";
 }

@@ -43,8 +43,10 @@ struct GpuPath {
 
 class Topology {
 public:
-  // Throws InputError (located at the platform file) when a needed route is missing.
-  Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override);
+  // Throws InputError (located at the platform file) when a needed route is missing. `nccl_version`:
+  // the release whose default P2P level applies where none is explicit ("": a current one).
+  Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override,
+           std::string nccl_version = "");
 
   const PlatformDesc& platform() const { return platform_; }
   // Path between two GPU indices; throws ValueError when they are not connected. NCCL's default
@@ -62,8 +64,8 @@ public:
   std::string p2p_level_source() const;
   // True when the level is NCCL's default and the platform does not say its CPU vendor.
   bool cpu_vendor_assumed() const { return explicit_level_.empty() && platform_.cpu_vendor.empty(); }
-  // When the CPU vendor is assumed and it decides how `group` talks (a pair of at most 2 GPUs
-  // per node beyond PXB: P2P on AMD, staged on Intel), a note saying so; "" otherwise.
+  // When the CPU vendor is assumed and it decides how `group` talks (a pair beyond Intel's level
+  // and within AMD's: P2P on AMD, staged on Intel), a note saying so; "" otherwise.
   std::string cpu_vendor_note(const std::vector<int>& group) const;
   // Whether a directed link is shared by both directions (SHARED) or per direction (SPLITDUPLEX).
   DirectedLink normalise(DirectedLink l) const;
@@ -73,6 +75,7 @@ private:
   PlatformDesc platform_;
   std::vector<double> latency_added_;  // per link: scenario override minus the platform's latency
   std::string explicit_level_;         // "OFF", the scenario's or the platform's level; "" = NCCL's default
+  std::string nccl_version_;           // whose default ("": a current NCCL)
   mutable std::map<std::tuple<int, int, std::string>, GpuPath> paths_;
 };
 

@@ -62,6 +62,43 @@ TEST_CASE("NCCL's default P2P level: SYS on AMD for at most 2 GPUs per node, PXB
   CHECK(nccl_default_p2p_level("", 2) == "PXB");  // not said: today's default, Intel's
 }
 
+TEST_CASE("NCCL's default P2P level by release: before 2.23 AMD hosts use P2P across SYS at any GPU count") {
+  // paths.cc ncclTopoCheckP2p at v2.9.9 ... v2.22.3: p2pLevel = PATH_SYS, lowered to PATH_PXB on ARM,
+  // Intel and Zhaoxin only; v2.23.4 on: PATH_PXB, SYS on AMD for nodes[GPU].count <= 2.
+  CHECK(nccl_default_p2p_level("amd", 4, "2.22.3") == "SYS");
+  CHECK(nccl_default_p2p_level("amd", 8, "2.17") == "SYS");
+  CHECK(nccl_default_p2p_level("power", 8, "2.19.3") == "SYS");
+  CHECK(nccl_default_p2p_level("amd", 4, "2.23.4") == "PXB");
+  CHECK(nccl_default_p2p_level("amd", 4, "") == "PXB");  // no release given: a current one
+  CHECK(nccl_default_p2p_level("intel", 4, "2.19.3") == "PXB");
+  CHECK(nccl_default_p2p_level("arm", 4, "2.19.3") == "PXB");
+  CHECK(nccl_default_p2p_level("zhaoxin", 4, "2.12.12") == "PXB");
+  // v2.7.8 and v2.8.4: Intel CPUs other than Broadwell stop at PATH_PHB; not said is Intel.
+  CHECK(nccl_default_p2p_level("intel", 4, "2.8.3+cuda11.1") == "PHB");
+  CHECK(nccl_default_p2p_level("", 4, "2.8.4") == "PHB");
+  CHECK(nccl_default_p2p_level("amd", 4, "2.8.4") == "SYS");
+  CHECK(describe_p2p_default("amd", "2.17") == "SYS at any GPU count (NCCL's default on amd CPUs in NCCL 2.17, before 2.23)");
+  CHECK(describe_p2p_default("amd", "2.26.2") ==
+        "SYS for communicators of up to 2 GPUs per node, PXB beyond (NCCL's default on AMD CPUs in NCCL 2.26.2)");
+  CHECK(describe_p2p_default("", "2.8.4") ==
+        "PHB at any GPU count (the platform does not say its cpu_vendor: Intel's default in NCCL 2.8.4 assumed)");
+}
+
+TEST_CASE("the topology follows the release's P2P rule: a 4-GPU group on AMD across SYS runs P2P before 2.23") {
+  const PlatformDesc amd = exercise("amd");
+  CHECK_FALSE(Topology(amd, {}, "", "2.17").path(1, 2, 4).staged);
+  CHECK(Topology(amd, {}, "", "2.23.4").path(1, 2, 4).staged);
+  CHECK(Topology(exercise("intel"), {}, "", "2.17").path(1, 2, 4).staged);
+  // Not said: Intel's level, and the note says that an AMD host of this release would run P2P.
+  const Topology unknown(exercise(""), {}, "", "2.17");
+  CHECK(unknown.path(1, 2, 4).staged);
+  CHECK(unknown.cpu_vendor_note({0, 1, 2, 3}) ==
+        "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed PXB, as on "
+        "Intel, so GPU 0 - GPU 2 (SYS) is staged through host memory; on an AMD host NCCL 2.17 uses P2P across SYS at "
+        "any GPU count (paths.cc ncclTopoCheckP2p)");
+  CHECK(unknown.p2p_level_source() == "PXB at any GPU count (the platform does not say its cpu_vendor: Intel's default in NCCL 2.17 assumed)");
+}
+
 TEST_CASE("topo import --cpu writes cpu_vendor and the SYS pair follows NCCL's rule") {
   const PlatformDesc amd = exercise("amd");
   CHECK(amd.cpu_vendor == "amd");

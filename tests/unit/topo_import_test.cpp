@@ -402,6 +402,8 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"8xb300-cx8-bond-8nic-spaces.txt", "B300-SXM-288GB"},
       {"8xv100-cube-indented-cpu-affinity-split-header.txt", "V100-SXM2-16GB"},
       {"6xa100-pcie-nv12-pairs-node-sys-1nic-inferred.txt", "A100-PCIe-80GB"},
+      // Session 34: an Azure NC A100 v4 VM, NV12 pairs and SYS between them, one CPU and NUMA range for all.
+      {"4xa100-pcie-80gb-nv12-pairs-sys-azure-ncv4.txt", "A100-PCIe-80GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
