@@ -116,6 +116,13 @@ std::string staging_note(const StagedEdge& e, const StagingRates& r) {
 StagingFit fit_staging(const StagedEdge& e, double bus_Bps) {
   StagingFit f;
   const std::string lanes = fmt::format("PCIe legs {:.3g} and {:.3g} GB/s", e.up_Bps / 1e9, e.down_Bps / 1e9);
+  if (bus_Bps > 1.01 * std::min(e.up_Bps, e.down_Bps)) {
+    // A staged copy crosses both legs: a pace above the narrower one was not staged.
+    f.note = fmt::format("host-staged on this platform, but the Simple line's bus bandwidth ({:.3g} GB/s) is above the {}: the "
+                         "log's GPUs ran P2P (NCCL before 2.23 uses P2P across SYS on AMD hosts at any GPU count: give "
+                         "--nccl-version, or the platform's p2p_level); no copy rate fitted", bus_Bps / 1e9, lanes);
+    return f;
+  }
   if (!e.crosses_socket) {
     f.host_copy_Bps = implied_host_copy_Bps(e, bus_Bps);
     f.note = f.host_copy_Bps ? fmt::format("host-staged: host copy {:.3g} GB/s (the Simple line's bus bandwidth, below the {})",

@@ -109,6 +109,14 @@ TEST_CASE("a P2P-off fit sets the host copy when it is below the lanes, else say
   CHECK(*fast.socket_copy_Bps == doctest::Approx(15.3e9).scale(0));
   CHECK(fast.note == "host-staged across sockets: host copy and socket copy 15.3 GB/s (the Simple line's bus bandwidth, below the "
                      "PCIe legs 24 and 24 GB/s and above the default host copy 4 GB/s, which is not this box's)");
+  // Above the narrower leg (1.01 x 24 GB/s for print rounding): a staged copy crosses both legs, so
+  // the log ran P2P (the Azure NC A100 v4 log read as a current NCCL: 30.8 GB/s on 24 GB/s legs).
+  const StagingFit p2p = fit_staging({24e9, 24e9, true}, 30.8e9);
+  CHECK_FALSE(p2p.host_copy_Bps);
+  CHECK_FALSE(p2p.socket_copy_Bps);
+  CHECK(p2p.note == "host-staged on this platform, but the Simple line's bus bandwidth (30.8 GB/s) is above the PCIe legs 24 and 24 "
+                    "GB/s: the log's GPUs ran P2P (NCCL before 2.23 uses P2P across SYS on AMD hosts at any GPU count: give "
+                    "--nccl-version, or the platform's p2p_level); no copy rate fitted");
 }
 
 TEST_CASE("a fitted host copy carries to another staged box, and across sockets with the default socket copy") {
