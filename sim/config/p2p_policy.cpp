@@ -36,12 +36,10 @@ bool lowered_before_2_23(const std::string& cpu_vendor) {
 }  // namespace
 
 std::string nccl_default_p2p_level(const std::string& cpu_vendor, int local_gpus, std::string_view nccl_version) {
-  switch (rule_of(nccl_version)) {
-    case P2pRule::current: return cpu_vendor == "amd" && local_gpus <= 2 ? "SYS" : "PXB";
-    case P2pRule::sys_but_intel: return lowered_before_2_23(cpu_vendor) ? "PXB" : "SYS";
-    case P2pRule::sys_but_intel_phb: break;
-  }
-  if (cpu_vendor.empty() || cpu_vendor == "intel") return "PHB";
+  const P2pRule rule = rule_of(nccl_version);
+  if (rule == P2pRule::current) return cpu_vendor == "amd" && local_gpus <= 2 ? "SYS" : "PXB";
+  const bool intel = cpu_vendor.empty() || cpu_vendor == "intel";
+  if (rule == P2pRule::sys_but_intel_phb && intel) return "PHB";
   return lowered_before_2_23(cpu_vendor) ? "PXB" : "SYS";
 }
 
