@@ -231,7 +231,7 @@ int collective_command(int argc, char** argv) {
   }
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
   const std::size_t about_log = notes.size();
-  if (const std::string note = topo.cpu_vendor_note(gpus); !note.empty()) notes.push_back(note);
+  if (const std::string note = topo.cpu_vendor_note(gpus) + topo.release_note(gpus); !note.empty()) notes.push_back(note);
   if (group.staged_edge) notes.push_back(staging_note(*group.staged_edge, group.staging));
   for (std::string& note : model.group_notes(op, gpus)) notes.push_back(std::move(note));
   for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";

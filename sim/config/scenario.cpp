@@ -13,6 +13,7 @@
 #include "scenario_limits.hpp"
 #include "scenario_search.hpp"
 #include "scenario_sweep.hpp"
+#include "util/nccl_terms.hpp"
 #include "util/spelling.hpp"
 #include "yaml_source.hpp"
 
@@ -199,8 +200,12 @@ EngineSpec read_engine(const std::string& file, const YAML::Node& node, const En
 
 CollectiveSpec read_collectives(const YamlMap& m) {
   m.check_keys({"fixed_latency", "algorithm", "protocol", "p2p_level", "p2p", "sequence_parallel", "host_copy_bandwidth",
-                "socket_copy_bandwidth"});
+                "socket_copy_bandwidth", "nccl_version"});
   CollectiveSpec c;
+  // The NCCL release simulated (as `tpsim collective --nccl-version`): its default P2P level, what it offers.
+  c.nccl_version = m.str_or("nccl_version", "");
+  if (m.has("nccl_version") && !nccl_release(c.nccl_version))
+    m.fail(m.node("nccl_version"), "'nccl_version' must be a NCCL release such as 2.21.5 (got '" + c.nccl_version + "')");
   c.sequence_parallel = m.boolean_or("sequence_parallel", false);
   if (m.has("fixed_latency")) c.fixed_latency_s = m.quantity("fixed_latency", Quantity::time);
   for (auto [key, out] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})

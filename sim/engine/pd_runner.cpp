@@ -88,7 +88,7 @@ void validate_disaggregation(const Scenario& s, const ModelCard& model, const Pl
       throw InputError(d.where, fmt::format("the {} pool: {}", name, e.what()));
     }
   }
-  const Topology topo(platform, s.hardware, s.collectives.p2p_level);
+  const Topology topo(platform, s.hardware, s.collectives.p2p_level, s.collectives.nccl_version);
   for (const auto& p : d.prefill.instances)
     for (const auto& q : d.decode.instances)
       for (int a : p)

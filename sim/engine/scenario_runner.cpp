@@ -69,7 +69,7 @@ Inputs load_inputs(const Scenario& s) {
           throw InputError(c.where, fmt::format("GPU {} is not in platform {} (it has GPUs {}..{})", g, s.platform_path,
                                                 in.platform.gpus.front().index, in.platform.gpus.back().index));
     // Every pair a replica's ring uses must be connected (every pair, for an EP replica's all-to-all).
-    Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+    Topology topo(in.platform, s.hardware, s.collectives.p2p_level, s.collectives.nccl_version);
     for (const auto& replica : c.layout)
       for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i)
         for (std::size_t j = i + 1; j <= (c.ep > 1 ? replica.size() - 1 : i + 1); ++j) {
@@ -175,7 +175,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
     r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
                                   in.model.num_kv_heads, c.tp / in.model.num_kv_heads));
   for (const auto& replica : c.layout)
-    if (const std::string note = topo.cpu_vendor_note(replica); !note.empty()) {
+    if (const std::string note = topo.cpu_vendor_note(replica) + topo.release_note(replica); !note.empty()) {
       r.notes.push_back(note);
       break;
     }
@@ -297,7 +297,7 @@ namespace {
 
 std::vector<ConfigResult> run_all(const Scenario& s, const Inputs& in, const RunOptions& opt, const std::string& label,
                                   std::set<std::string>& calibration_use) {
-  Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+  Topology topo(in.platform, s.hardware, s.collectives.p2p_level, s.collectives.nccl_version);
   CollectiveModel scenario_cm(topo, collectives_for(s, s.engine), in.calibration.get());
   std::vector<ConfigResult> out;
   for (std::size_t i = 0; i < s.configs.size(); ++i) {

@@ -48,7 +48,7 @@ double score_bound(const ConfigResult& ref, const Scenario& s) {
 
 // Every configuration at one point: reference steps for all, serving runs for those that can win.
 std::vector<ConfigResult> evaluate(const Scenario& p, const Inputs& in, const std::string& always = "") {
-  Topology topo(in.platform, p.hardware, p.collectives.p2p_level);
+  Topology topo(in.platform, p.hardware, p.collectives.p2p_level, p.collectives.nccl_version);
   CollectiveModel cm(topo, p.collectives, in.calibration.get());
   const RunOptions quiet;
   std::vector<ConfigSpec> specs;
@@ -148,7 +148,7 @@ std::string describe(const std::vector<ConfigResult>& at, const std::string& fro
 
 // Why a link kind's bandwidth changes nothing: on the routes it is on, another link is narrower.
 std::string narrowest_note(const Scenario& s, const Inputs& in, const ScenarioResult& base, const std::string& kind) {
-  Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+  Topology topo(in.platform, s.hardware, s.collectives.p2p_level, s.collectives.nccl_version);
   const LinkDesc* narrowest = nullptr;
   for (const auto& c : base.configs)
     for (const auto& group : c.layout)
@@ -189,7 +189,7 @@ std::optional<double> link_value(const Scenario& s, const Inputs& in, const std:
 
 // Whether a SYS route of the platform runs host-staged (beyond the P2P level, or P2P off).
 bool sys_routes_staged(const Scenario& s, const Inputs& in) {
-  const Topology topo(in.platform, s.hardware, s.collectives.p2p_level);
+  const Topology topo(in.platform, s.hardware, s.collectives.p2p_level, s.collectives.nccl_version);
   for (const auto& a : in.platform.gpus)
     for (const auto& b : in.platform.gpus)
       if (a.index < b.index && a.node == b.node) {

@@ -100,6 +100,28 @@ std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
   return "";
 }
 
+std::string Topology::release_note(const std::vector<int>& group) const {
+  if (!nccl_version_.empty() || !explicit_level_.empty() || cpu_vendor_assumed()) return "";
+  const std::string older = "2.22";  // the last release whose rule starts from SYS (p2p_policy.hpp)
+  for (std::size_t i = 0; i < group.size(); ++i)
+    for (std::size_t j = i + 1; j < group.size(); ++j) {
+      const GpuDesc* a = platform_.gpu(group[i]);
+      const GpuDesc* b = platform_.gpu(group[j]);
+      if (!a || !b || a->node != b->node || !a->p2p || !b->p2p) continue;
+      int local = 0;
+      for (int g : group) local += platform_.gpu(g) && platform_.gpu(g)->node == a->node;
+      const GpuPath& p = path(a->index, b->index, local);
+      if (!p.staged || p.path_class == PathClass::NET ||
+          p.path_class > parse_path_class(nccl_default_p2p_level(platform_.cpu_vendor, local, older)))
+        continue;
+      return "GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" + path_class_name(p.path_class) +
+             ") is staged through host memory, as NCCL 2.23 and later do on " + platform_.cpu_vendor + " hosts for a communicator of " +
+             std::to_string(local) + " GPUs a node (tpsim simulates a current NCCL); NCCL 2.9-2.22 run it P2P (paths.cc "
+             "ncclTopoCheckP2p): give collectives.nccl_version (tpsim collective --nccl-version) for the release the engine ships";
+    }
+  return "";
+}
+
 GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b, const std::string& level) const {
   const auto direct = platform_.route(a.host, b.host);
   if (!direct)

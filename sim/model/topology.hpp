@@ -67,6 +67,10 @@ public:
   // When the CPU vendor is assumed and it decides how `group` talks (a pair beyond Intel's level
   // and within AMD's: P2P on AMD, staged on Intel), a note saying so; "" otherwise.
   std::string cpu_vendor_note(const std::vector<int>& group) const;
+  // When no NCCL release is given and the release decides how `group` talks (a pair staged by
+  // NCCL 2.23 and later that 2.9-2.22 run P2P: AMD or POWER hosts, more than 2 GPUs a node), a note
+  // saying so; "" otherwise.
+  std::string release_note(const std::vector<int>& group) const;
   // Whether a directed link is shared by both directions (SHARED) or per direction (SPLITDUPLEX).
   DirectedLink normalise(DirectedLink l) const;
 

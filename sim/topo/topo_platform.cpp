@@ -184,9 +184,12 @@ void PlatformWriter::write_comment() {
   lines.push_back("Assumptions (edit them, or calibrate):");
   lines.push_back(fmt::format("  pcie: each GPU's own x16 link, Gen{} achievable, {} per direction.", spec_.pcie_generation,
                               gbps(spec_.pcie_bw_Bps)));
-  lines.push_back(fmt::format("  pcie_switch (its uplink) {}, host_bridge {}, upi {}: SHARED by both directions (2 x the x16 rate; "
+  lines.push_back(fmt::format("  pcie_switch (its uplink) {}, upi {}: SHARED by both directions (2 x the x16 rate; "
                               "the CPU is not in the matrix).",
-                              gbps(spec_.pcie_switch_bw_Bps), gbps(spec_.host_bridge_bw_Bps), gbps(spec_.upi_bw_Bps)));
+                              gbps(spec_.pcie_switch_bw_Bps), gbps(spec_.upi_bw_Bps)));
+  lines.push_back(fmt::format("  host_bridge: a root complex carries every port below it at its lane's rate, SHARED: 2 x ports x {}, "
+                              "at least {} (NCCL's model of a PHB path: each device's own link binds).",
+                              gbps(spec_.pcie_bw_Bps), gbps(spec_.host_bridge_bw_Bps)));
   if (!tree_.switches.empty())
     lines.push_back("  pcie_switch#_crossbar: where peers below one switch meet, every port at its lane's rate (non-blocking).");
   lines.push_back(fmt::format("  Latencies (physical hop): nvlink {}, nvswitch port {}, pcie {}, pcie_switch {}, "
@@ -273,7 +276,8 @@ void PlatformWriter::write_links() {
   }
   for (std::size_t h = 0; h < tree_.host_bridges.size(); ++h) {
     const HostBridge& hb = tree_.host_bridges[h];
-    link(bridge_id(static_cast<int>(h)), spec_.host_bridge_bw_Bps, spec_.host_bridge_latency_s, false, "host_bridge",
+    const double ports_Bps = 2 * double(hb.devices.size()) * spec_.pcie_bw_Bps;
+    link(bridge_id(static_cast<int>(h)), std::max(spec_.host_bridge_bw_Bps, ports_Bps), spec_.host_bridge_latency_s, false, "host_bridge",
          {{"numa_node", std::to_string(hb.numa_node)}, {"members", members(hb.devices)}});
   }
   for (std::size_t s = 0; s < tree_.numa_nodes.size(); ++s)

@@ -99,6 +99,20 @@ TEST_CASE("the topology follows the release's P2P rule: a 4-GPU group on AMD acr
   CHECK(unknown.p2p_level_source() == "PXB at any GPU count (the platform does not say its cpu_vendor: Intel's default in NCCL 2.17 assumed)");
 }
 
+TEST_CASE("without a release, a group the release decides says so: AMD, more than 2 GPUs a node, beyond PXB") {
+  const PlatformDesc amd = exercise("amd");
+  const Topology current(amd, {}, "");
+  CHECK(current.release_note({0, 1, 2, 3}) ==
+        "GPU 0 - GPU 2 (SYS) is staged through host memory, as NCCL 2.23 and later do on amd hosts for a communicator of 4 GPUs "
+        "a node (tpsim simulates a current NCCL); NCCL 2.9-2.22 run it P2P (paths.cc ncclTopoCheckP2p): give "
+        "collectives.nccl_version (tpsim collective --nccl-version) for the release the engine ships");
+  CHECK(current.release_note({1, 2}).empty());                   // 2 GPUs: P2P in every release
+  CHECK(current.release_note({0, 1}).empty());                   // NVLink
+  CHECK(Topology(amd, {}, "", "2.26.2").release_note({0, 1, 2, 3}).empty());  // the release is given
+  CHECK(Topology(amd, {}, "PXB").release_note({0, 1, 2, 3}).empty());         // the level is given
+  CHECK(Topology(exercise("intel"), {}, "").release_note({0, 1, 2, 3}).empty());  // Intel: PXB in every release
+}
+
 TEST_CASE("topo import --cpu writes cpu_vendor and the SYS pair follows NCCL's rule") {
   const PlatformDesc amd = exercise("amd");
   CHECK(amd.cpu_vendor == "amd");

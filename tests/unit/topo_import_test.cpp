@@ -284,6 +284,10 @@ TEST_CASE("2x RTX 5090 on CPU lanes (PHB)") {
   Platform p = check_platform(m, "RTX5090-32GB");
   CHECK(p.kinds("gpu0", "gpu1") == std::vector<std::string>{"pcie", "host_bridge", "pcie"});
   CHECK(p.bandwidth["pcie_gpu1"] == "48GBps");
+  // The root complex carries every port below it at its lane's rate, both directions (SHARED), as a
+  // switch's crossbar: 2 x 2 ports x 48 GB/s = 192 GB/s, so a PHB pair runs at its own lanes (NCCL's
+  // model); 2 x one x16 (96) made two GPUs' four flows share it at 24 GB/s each.
+  CHECK(p.bandwidth["host_bridge0"] == "192GBps");
 }
 
 TEST_CASE("design exercise: 4 GPUs, NV12 0-1 and 2-3, SYS between the pairs") {
@@ -404,6 +408,11 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"6xa100-pcie-nv12-pairs-node-sys-1nic-inferred.txt", "A100-PCIe-80GB"},
       // Session 34: an Azure NC A100 v4 VM, NV12 pairs and SYS between them, one CPU and NUMA range for all.
       {"4xa100-pcie-80gb-nv12-pairs-sys-azure-ncv4.txt", "A100-PCIe-80GB"},
+      // Session 34: three 4x RTX 4090 EPYC boxes, NODE and PHB pairs, a "### topo -m" title and the
+      // topo -p2p tables after the Legend (nvidia-smi's header escapes not in the copies: their sidecars).
+      {"4xrtx4090-node-phb-2nic-epyc7302-p2p-patched.txt", "RTX4090-24GB"},
+      {"4xrtx4090-node-phb-1nic-epyc-p2p-patched.txt", "RTX4090-24GB"},
+      {"4xrtx4090-node-phb-2nic-epyc-stock.txt", "RTX4090-24GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
