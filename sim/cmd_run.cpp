@@ -29,6 +29,12 @@ void check_output_folder(const std::string& flag, const std::string& dir) {
   if (!std::filesystem::exists(dir, ec)) check_output_path(dir);  // its parent folder must exist
 }
 
+// The P2P level the serve scripts pin: the platform's, or the scenario's NCCL release's default.
+PinnedP2pLevel launch_p2p_level(const Scenario& s) {
+  const PlatformDesc platform = load_platform_file(s.platform_path);
+  return pinned_p2p_level(s, platform.p2p_level, platform.cpu_vendor);
+}
+
 }  // namespace
 
 int run_scenario_command(int argc, char** argv) {
@@ -73,8 +79,7 @@ int run_scenario_command(int argc, char** argv) {
   const std::string timeline = trace_path.empty() ? "" : render_trace_json(trace);
   const auto launch = launch_dir.empty() ? std::vector<std::pair<std::string, std::string>>{}
                                          : launch_files(scenario, load_model_card(scenario.model_path, scenario.dtype, scenario.kv_cache_dtype),
-                                                        result, launch_configs, scenario_engine_name(scenario),
-                                                        load_platform_file(scenario.platform_path).p2p_level);
+                                                        result, launch_configs, scenario_engine_name(scenario), launch_p2p_level(scenario));
   if (!json_path.empty()) write_output(json_path, json);
   if (!md_path.empty()) write_output(md_path, md);
   if (!csv_path.empty()) write_output(csv_path, csv);

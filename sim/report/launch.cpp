@@ -1,5 +1,8 @@
 #include "launch.hpp"
 
+#include "config/p2p_policy.hpp"
+#include "util/nccl_terms.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -63,13 +66,12 @@ std::string serve_command(const std::string& engine, const ModelCard& m, const S
 }
 
 // The NCCL settings the simulation assumed, as the engine's processes must see them.
-std::vector<std::string> nccl_environment(const Scenario& s, const std::string& platform_p2p_level) {
+std::vector<std::string> nccl_environment(const Scenario& s, const PinnedP2pLevel& p2p) {
   std::vector<std::string> env;
   const CollectiveSpec& c = s.collectives;
   if (c.p2p_level == "OFF") env.push_back("export NCCL_P2P_DISABLE=1   # the scenario's p2p: off");
   else if (!c.p2p_level.empty()) env.push_back(fmt::format("export NCCL_P2P_LEVEL={}   # the scenario's p2p_level", c.p2p_level));
-  else if (!platform_p2p_level.empty())
-    env.push_back(fmt::format("export NCCL_P2P_LEVEL={}   # the platform's p2p_level", platform_p2p_level));
+  else if (!p2p.level.empty()) env.push_back(fmt::format("export NCCL_P2P_LEVEL={}   # {}", p2p.level, p2p.source));
   if (c.algorithm != "auto") env.push_back(fmt::format("export NCCL_ALGO={}   # the scenario's collectives.algorithm", c.algorithm));
   if (c.protocol != "auto") env.push_back(fmt::format("export NCCL_PROTO={}   # the scenario's collectives.protocol", c.protocol));
   if (env.empty()) env.push_back("# NCCL: its defaults (P2P level from the topology, algorithm and protocol by its tuner), as simulated");
@@ -100,7 +102,7 @@ std::string header(const Scenario& s, const ConfigResult& c, const std::string& 
 }
 
 std::string serve_script(const Scenario& s, const ModelCard& m, const ConfigResult& c, const std::string& engine,
-                         const std::string& platform_p2p_level) {
+                         const PinnedP2pLevel& p2p) {
   const SchedulerSpec& sch = c.scheduler;
   const std::vector<Replica> replicas = replicas_of(c);
   std::string out = header(s, c, "Serve");
@@ -113,7 +115,7 @@ std::string serve_script(const Scenario& s, const ModelCard& m, const ConfigResu
   out += fmt::format("MODEL=${{MODEL:-{}}}\n", m.hf_id.empty() ? m.name : m.hf_id);
   if (m.hf_id.empty()) out += "# The model card has no hf_id: set MODEL to the model's Hugging Face repository or local path.\n";
   out += "LOGS=${LOGS:-logs}\nmkdir -p \"$LOGS\"\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\n";
-  for (const auto& line : nccl_environment(s, platform_p2p_level)) out += line + "\n";
+  for (const auto& line : nccl_environment(s, p2p)) out += line + "\n";
   out += "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT INT TERM\n";
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     const Replica& r = replicas[i];
@@ -198,9 +200,18 @@ const std::vector<std::string>& launch_engines() {
   return engines;
 }
 
+PinnedP2pLevel pinned_p2p_level(const Scenario& s, const std::string& platform_p2p_level, const std::string& cpu_vendor) {
+  if (!platform_p2p_level.empty()) return {platform_p2p_level, "the platform's p2p_level"};
+  const std::string& release = s.collectives.nccl_version;
+  if (!nccl_before(release, 2, 23)) return {};
+  return {nccl_default_p2p_level(cpu_vendor, 2, release),
+          fmt::format("NCCL {}'s default on this platform's CPUs (collectives.nccl_version), as simulated; 2.23 and later choose "
+                      "by GPU count", release)};
+}
+
 std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s, const ModelCard& m, const ScenarioResult& r,
                                                               const std::vector<std::string>& extra, const std::string& engine_given,
-                                                              const std::string& platform_p2p_level) {
+                                                              const PinnedP2pLevel& p2p) {
   const std::string engine = engine_given.empty() || engine_given == "nccl" ? "vllm" : engine_given;
   const auto& known = launch_engines();
   if (std::find(known.begin(), known.end(), engine) == known.end())
@@ -215,7 +226,7 @@ std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s,
                                    engine_given.empty() ? ": no engine named in the scenario, vLLM assumed" : "");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const ConfigResult& c = named(r, names[i]);
-    files.emplace_back("serve-" + slug(c.name) + ".sh", serve_script(s, m, c, engine, platform_p2p_level));
+    files.emplace_back("serve-" + slug(c.name) + ".sh", serve_script(s, m, c, engine, p2p));
     files.emplace_back("bench-" + slug(c.name) + ".sh", bench_script(s, m, c, engine));
     readme += fmt::format("- `serve-{0}.sh`, `bench-{0}.sh`: {1}{2}, GPUs {3}\n", slug(c.name), c.name, i == 0 ? " (the recommendation)" : "",
                           fmt::join(c.layout, " "));

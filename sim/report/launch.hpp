@@ -25,11 +25,20 @@ std::string scenario_engine_name(const Scenario& s);
 // Engines --launch writes commands for.
 const std::vector<std::string>& launch_engines();
 
+// The NCCL P2P level the serve scripts pin (NCCL_P2P_LEVEL) and why: the platform's p2p_level, or
+// the default of the release the scenario names where releases differ (pinned_p2p_level); "" = none.
+struct PinnedP2pLevel {
+  std::string level, source;
+};
+// The platform's p2p_level; else, when the scenario's collectives.nccl_version is before 2.23, that
+// release's default on the platform's CPU vendor (the same at every GPU count then, unlike 2.23 on).
+PinnedP2pLevel pinned_p2p_level(const Scenario& s, const std::string& platform_p2p_level, const std::string& cpu_vendor);
+
 // (file name, text) of every file, for the recommendation and each of `extra` (configuration
-// names); `platform_p2p_level`: the platform's NCCL P2P level ("" = NCCL's default). Throws InputError located at "--launch-config" for an unknown name or a configuration
+// names). Throws InputError located at "--launch-config" for an unknown name or a configuration
 // that does not fit, and at the scenario for an engine --launch cannot write for.
 std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s, const ModelCard& model, const ScenarioResult& r,
                                                               const std::vector<std::string>& extra, const std::string& engine,
-                                                              const std::string& platform_p2p_level = "");
+                                                              const PinnedP2pLevel& p2p = {});
 
 }  // namespace tpsim

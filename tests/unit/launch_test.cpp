@@ -72,6 +72,27 @@ TEST_CASE("launch scripts pin each replica to its GPUs with the engine's TP flag
   }
 }
 
+TEST_CASE("the serve scripts pin the P2P level the simulation assumed: the platform's, or a named release's default") {
+  Scenario s = design_exercise();
+  s.collectives.p2p_level.clear();
+  // The platform's level first.
+  CHECK(pinned_p2p_level(s, "PHB", "amd").level == "PHB");
+  // NCCL 2.9-2.22 default to SYS on AMD at any GPU count (paths.cc), which 2.23 on does not: pinned.
+  s.collectives.nccl_version = "2.17";
+  const PinnedP2pLevel amd = pinned_p2p_level(s, "", "amd");
+  CHECK(amd.level == "SYS");
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  CHECK(text_of(launch_files(s, m, two_pairs(), {}, "vllm", amd), "serve-2xtp-2-nvlink-pairs.sh")
+            .find("export NCCL_P2P_LEVEL=SYS   # NCCL 2.17's default on this platform's CPUs (collectives.nccl_version), as "
+                  "simulated; 2.23 and later choose by GPU count") != std::string::npos);
+  CHECK(pinned_p2p_level(s, "", "intel").level == "PXB");
+  // A current release (or none named): NCCL chooses as simulated, nothing pinned.
+  s.collectives.nccl_version = "2.26.2";
+  CHECK(pinned_p2p_level(s, "", "amd").level.empty());
+  s.collectives.nccl_version.clear();
+  CHECK(pinned_p2p_level(s, "", "amd").level.empty());
+}
+
 TEST_CASE("launch refuses an engine it cannot write for, and a configuration that is not there") {
   const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
   CHECK_THROWS_WITH(launch_files(design_exercise(), m, two_pairs(), {}, "deepspeed"),
