@@ -75,8 +75,7 @@ PathClass class_of(const PlatformDesc& p, const std::vector<RouteHop>& hops) {
 
 }  // namespace
 
-std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
-  if (!cpu_vendor_assumed() || group.size() < 2) return "";
+std::string Topology::first_pair_note(const std::vector<int>& group, const PairNote& note) const {
   for (std::size_t i = 0; i < group.size(); ++i)
     for (std::size_t j = i + 1; j < group.size(); ++j) {
       const GpuDesc* a = platform_.gpu(group[i]);
@@ -85,41 +84,37 @@ std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
       int local = 0;
       for (int g : group) local += platform_.gpu(g) && platform_.gpu(g)->node == a->node;
       const GpuPath& p = path(a->index, b->index, local);
-      const std::string assumed = nccl_default_p2p_level("", local, nccl_version_);
-      if (p.path_class == PathClass::NET || p.path_class <= parse_path_class(assumed) ||
-          p.path_class > parse_path_class(nccl_default_p2p_level("amd", local, nccl_version_)))
-        continue;
-      const bool current = !nccl_before(nccl_version_, 2, 23);
-      return "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed " + assumed +
-             ", as on Intel, so GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" +
-             path_class_name(p.path_class) + ") is staged through host memory; on an AMD host NCCL " +
-             (current ? std::string("uses P2P across SYS for a communicator of at most 2 GPUs per node")
-                      : nccl_version_ + " uses P2P across SYS at any GPU count") +
-             " (paths.cc ncclTopoCheckP2p)";
+      if (p.path_class == PathClass::NET) continue;
+      const std::string pair = "GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" + path_class_name(p.path_class) + ")";
+      if (std::string text = note(p, local, pair); !text.empty()) return text;
     }
   return "";
+}
+
+std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
+  if (!cpu_vendor_assumed()) return "";
+  return first_pair_note(group, [&](const GpuPath& p, int local, const std::string& pair) -> std::string {
+    const std::string assumed = nccl_default_p2p_level("", local, nccl_version_);
+    if (p.path_class <= parse_path_class(assumed) || p.path_class > parse_path_class(nccl_default_p2p_level("amd", local, nccl_version_)))
+      return "";
+    const bool current = !nccl_before(nccl_version_, 2, 23);
+    return "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed " + assumed +
+           ", as on Intel, so " + pair + " is staged through host memory; on an AMD host NCCL " +
+           (current ? std::string("uses P2P across SYS for a communicator of at most 2 GPUs per node")
+                    : nccl_version_ + " uses P2P across SYS at any GPU count") +
+           " (paths.cc ncclTopoCheckP2p)";
+  });
 }
 
 std::string Topology::release_note(const std::vector<int>& group) const {
   if (!nccl_version_.empty() || !explicit_level_.empty() || cpu_vendor_assumed()) return "";
   const std::string older = "2.22";  // the last release whose rule starts from SYS (p2p_policy.hpp)
-  for (std::size_t i = 0; i < group.size(); ++i)
-    for (std::size_t j = i + 1; j < group.size(); ++j) {
-      const GpuDesc* a = platform_.gpu(group[i]);
-      const GpuDesc* b = platform_.gpu(group[j]);
-      if (!a || !b || a->node != b->node || !a->p2p || !b->p2p) continue;
-      int local = 0;
-      for (int g : group) local += platform_.gpu(g) && platform_.gpu(g)->node == a->node;
-      const GpuPath& p = path(a->index, b->index, local);
-      if (!p.staged || p.path_class == PathClass::NET ||
-          p.path_class > parse_path_class(nccl_default_p2p_level(platform_.cpu_vendor, local, older)))
-        continue;
-      return "GPU " + std::to_string(a->index) + " - GPU " + std::to_string(b->index) + " (" + path_class_name(p.path_class) +
-             ") is staged through host memory, as NCCL 2.23 and later do on " + platform_.cpu_vendor + " hosts for a communicator of " +
-             std::to_string(local) + " GPUs a node (tpsim simulates a current NCCL); NCCL 2.9-2.22 run it P2P (paths.cc "
-             "ncclTopoCheckP2p): give collectives.nccl_version (tpsim collective --nccl-version) for the release the engine ships";
-    }
-  return "";
+  return first_pair_note(group, [&](const GpuPath& p, int local, const std::string& pair) -> std::string {
+    if (!p.staged || p.path_class > parse_path_class(nccl_default_p2p_level(platform_.cpu_vendor, local, older))) return "";
+    return pair + " is staged through host memory, as NCCL 2.23 and later do on " + platform_.cpu_vendor + " hosts for a communicator of " +
+           std::to_string(local) + " GPUs a node (tpsim simulates a current NCCL); NCCL 2.9-2.22 run it P2P (paths.cc "
+           "ncclTopoCheckP2p): give collectives.nccl_version (tpsim collective --nccl-version) for the release the engine ships";
+  });
 }
 
 GpuPath Topology::build(const GpuDesc& a, const GpuDesc& b, const std::string& level) const {

@@ -4,6 +4,7 @@
 // scenario link overrides (a swept NVLink bandwidth, say) are applied here so the closed form
 // and the SimGrid engine see the same numbers.
 #pragma once
+#include <functional>
 #include <map>
 #include <tuple>
 #include <string>
@@ -75,6 +76,11 @@ public:
   DirectedLink normalise(DirectedLink l) const;
 
 private:
+  // What `note` says of the first pair of `group` (in its order) on one node, both GPUs P2P-capable,
+  // not across nodes: note(its path, the group's GPUs on that node, "GPU a - GPU b (CLASS)"); "" when
+  // it says nothing of any.
+  using PairNote = std::function<std::string(const GpuPath&, int, const std::string&)>;
+  std::string first_pair_note(const std::vector<int>& group, const PairNote& note) const;
   GpuPath build(const GpuDesc& a, const GpuDesc& b, const std::string& level) const;
   PlatformDesc platform_;
   std::vector<double> latency_added_;  // per link: scenario override minus the platform's latency
