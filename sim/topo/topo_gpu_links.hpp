@@ -27,7 +27,7 @@ struct GpuLinkSpec {
   double nvlink_bw_Bps = 0;       // one NVLink, one direction
   double pcie_bw_Bps = 0;         // a GPU's own x16 link, achievable, one direction (SPLITDUPLEX)
   double pcie_switch_bw_Bps = 0;  // a switch's uplink, SHARED by both directions: 2 x pcie (assumed)
-  double host_bridge_bw_Bps = 0;  // a root complex, SHARED: 2 x pcie (assumed)
+  double host_bridge_bw_Bps = 0;  // a root complex with one port, SHARED: 2 x pcie (assumed); more ports, 2 x pcie each
   double upi_bw_Bps = 0;          // the inter-socket link, SHARED: 2 x pcie (assumed; the CPU is not in the matrix)
   double nic_bw_Bps = 50e9;       // 400 Gb/s (assumed; the matrix does not give NIC speeds)
 
