@@ -46,7 +46,9 @@ std::string nccl_default_p2p_level(const std::string& cpu_vendor, int local_gpus
 std::string describe_p2p_default(const std::string& cpu_vendor, std::string_view nccl_version) {
   const std::string release = nccl_version.empty() ? "" : " in NCCL " + std::string(nccl_version);
   if (rule_of(nccl_version) == P2pRule::current) {
-    if (cpu_vendor == "amd") return "SYS for communicators of up to 2 GPUs per node, PXB beyond (NCCL's default on AMD CPUs" + release + ")";
+    if (cpu_vendor == "amd")
+      return "SYS for communicators of up to 2 GPUs per node, PXB beyond (NCCL's default on AMD CPUs" +
+             (release.empty() ? std::string(" from 2.23; 2.9-2.22: SYS at any GPU count") : release) + ")";
     if (cpu_vendor.empty()) return "PXB (the platform does not say its cpu_vendor: Intel's default assumed" + release + ")";
     return "PXB (NCCL's default on " + cpu_vendor + " CPUs" + release + ")";
   }

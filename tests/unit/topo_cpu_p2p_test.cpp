@@ -80,6 +80,9 @@ TEST_CASE("NCCL's default P2P level by release: before 2.23 AMD hosts use P2P ac
   CHECK(describe_p2p_default("amd", "2.17") == "SYS at any GPU count (NCCL's default on amd CPUs in NCCL 2.17, before 2.23)");
   CHECK(describe_p2p_default("amd", "2.26.2") ==
         "SYS for communicators of up to 2 GPUs per node, PXB beyond (NCCL's default on AMD CPUs in NCCL 2.26.2)");
+  // No release given (tpsim topo show): the current rule, and what the releases before it did.
+  CHECK(describe_p2p_default("amd") ==
+        "SYS for communicators of up to 2 GPUs per node, PXB beyond (NCCL's default on AMD CPUs from 2.23; 2.9-2.22: SYS at any GPU count)");
   CHECK(describe_p2p_default("", "2.8.4") ==
         "PHB at any GPU count (the platform does not say its cpu_vendor: Intel's default in NCCL 2.8.4 assumed)");
 }
