@@ -125,7 +125,8 @@ int collective_command(int argc, char** argv) {
                  "log's, else the calibration's, else 1)");
   auto* nccl_version_opt = app.add_option("--nccl-version", nccl_version,
                                           "the NCCL release to simulate, e.g. 2.8.3 (default: the compared log's NCCL version line, else the "
-                                          "calibration's, else a current one); before 2.9 a thread's GPUs launch as one group");
+                                          "calibration's, else a current one): before 2.9 a thread's GPUs launch as one group, before 2.23 AMD hosts "
+                                          "run P2P across SYS at any GPU count");
   app.add_option("--net-transport", net_transport,
                  "rdma | tcp | efa: how NCCL's network steps travel between nodes (default: the compared log's NCCL_IB_DISABLE=1 or "
                  "network Socket means tcp, network AWS Libfabric efa, else the platform's net_transport); rdma for a log whose net "

@@ -126,7 +126,8 @@ int fit_command(int argc, char** argv) {
   app.add_option("--json", json_path, "write the curve reading as JSON (alpha_us, bus_bw_GBps, knee_B, s_star_B, alpha_star_us, tp2_decode_verdict per log)");
   app.add_option("--op", op_text, "the collective the logs measured, for logs that do not name their *_perf binary (all_reduce, ...)");
   app.add_option("--nccl-version", nccl_version,
-                 "the NCCL release the logs ran, for logs that do not print it (e.g. 2.8.3: before 2.9 a thread's GPUs launch as one group)");
+                 "the NCCL release the logs ran, for logs that do not print it (e.g. 2.8.3: before 2.9 a thread's GPUs launch as one "
+                 "group, before 2.23 AMD hosts run P2P across SYS at any GPU count)");
   app.add_option("--net-transport", net_transport,
                  "rdma | tcp | efa: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or network "
                  "Socket means tcp, else the platform's net_transport)");
