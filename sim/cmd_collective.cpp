@@ -96,6 +96,14 @@ std::string launch_text(const LaunchMode& m) {
                      m.nccl_version.empty() ? " (NCCL version not given: a current NCCL's launch)" : "", m.from);
 }
 
+// The largest out-of-place bus bandwidth a log printed (B/s; 0 when it printed none).
+double largest_busbw_Bps(const fit::NcclLog& log) {
+  double best = 0;
+  for (const auto& r : log.rows)
+    if (r.out_of_place.busbw_GBps > best) best = r.out_of_place.busbw_GBps;
+  return best * 1e9;
+}
+
 }  // namespace
 
 int collective_command(int argc, char** argv) {
@@ -234,6 +242,8 @@ int collective_command(int argc, char** argv) {
   const std::size_t about_log = notes.size();
   if (const std::string note = topo.cpu_vendor_note(gpus) + topo.release_note(gpus); !note.empty()) notes.push_back(note);
   if (group.staged_edge) notes.push_back(staging_note(*group.staged_edge, group.staging));
+  if (const double busbw = measured ? largest_busbw_Bps(*measured) : 0; group.staged_edge && above_staged_legs(*group.staged_edge, busbw))
+    notes.push_back(ran_p2p_note(*group.staged_edge, busbw, "the log's largest bus bandwidth"));
   for (std::string& note : model.group_notes(op, gpus)) notes.push_back(std::move(note));
   for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";

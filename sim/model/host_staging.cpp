@@ -113,14 +113,20 @@ std::string staging_note(const StagedEdge& e, const StagingRates& r) {
                      socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence, nics);
 }
 
+bool above_staged_legs(const StagedEdge& e, double bus_Bps) { return bus_Bps > 1.01 * std::min(e.up_Bps, e.down_Bps); }
+
+std::string ran_p2p_note(const StagedEdge& e, double bus_Bps, const std::string& what) {
+  return fmt::format("host-staged on this platform, but {} ({:.3g} GB/s) is above the PCIe legs {:.3g} and {:.3g} GB/s: the log's GPUs "
+                     "ran P2P (NCCL before 2.23 uses P2P across SYS on AMD hosts at any GPU count: give --nccl-version, or the "
+                     "platform's p2p_level)",
+                     what, bus_Bps / 1e9, e.up_Bps / 1e9, e.down_Bps / 1e9);
+}
+
 StagingFit fit_staging(const StagedEdge& e, double bus_Bps) {
   StagingFit f;
   const std::string lanes = fmt::format("PCIe legs {:.3g} and {:.3g} GB/s", e.up_Bps / 1e9, e.down_Bps / 1e9);
-  if (bus_Bps > 1.01 * std::min(e.up_Bps, e.down_Bps)) {
-    // A staged copy crosses both legs: a pace above the narrower one was not staged.
-    f.note = fmt::format("host-staged on this platform, but the Simple line's bus bandwidth ({:.3g} GB/s) is above the {}: the "
-                         "log's GPUs ran P2P (NCCL before 2.23 uses P2P across SYS on AMD hosts at any GPU count: give "
-                         "--nccl-version, or the platform's p2p_level); no copy rate fitted", bus_Bps / 1e9, lanes);
+  if (above_staged_legs(e, bus_Bps)) {
+    f.note = ran_p2p_note(e, bus_Bps, "the Simple line's bus bandwidth") + "; no copy rate fitted";
     return f;
   }
   if (!e.crosses_socket) {

@@ -53,6 +53,13 @@ double staged_rate_Bps(const StagedEdge& e, const StagingRates& r);
 std::optional<double> implied_host_copy_Bps(const StagedEdge& e, double measured_Bps);
 std::optional<double> implied_socket_copy_Bps(const StagedEdge& e, double measured_Bps, double host_copy_Bps);
 
+// A bus bandwidth above the edge's narrower PCIe leg (1% for print rounding): a staged copy crosses
+// both legs, so a log that ran this fast did not stage (its GPUs ran P2P).
+bool above_staged_legs(const StagedEdge& e, double bus_Bps);
+// The note for a log whose largest bus bandwidth `bus_Bps` is above_staged_legs on a path tpsim
+// stages: its GPUs ran P2P, as NCCL before 2.23 does across SYS on AMD hosts at any GPU count.
+std::string ran_p2p_note(const StagedEdge& e, double bus_Bps, const std::string& what);
+
 // What a staged log's Simple bus bandwidth sets on the platform it ran on: the host copy for an
 // edge within a socket, the socket copy (with the default host copy) across sockets; neither when
 // the PCIe legs set the pace. `note`: one line for the fit's report saying which, and why.
