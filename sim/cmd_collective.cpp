@@ -240,7 +240,7 @@ int collective_command(int argc, char** argv) {
   }
   for (const auto& note : log_notes) out += "# note: " + note + "\n";
   const std::size_t about_log = notes.size();
-  if (const std::string note = topo.cpu_vendor_note(gpus) + topo.release_note(gpus); !note.empty()) notes.push_back(note);
+  if (const std::string note = topo.p2p_default_note(gpus); !note.empty()) notes.push_back(note);
   if (group.staged_edge) notes.push_back(staging_note(*group.staged_edge, group.staging));
   if (const double busbw = measured ? largest_busbw_Bps(*measured) : 0; group.staged_edge && above_staged_legs(*group.staged_edge, busbw))
     notes.push_back(ran_p2p_note(*group.staged_edge, busbw, "the log's largest bus bandwidth"));

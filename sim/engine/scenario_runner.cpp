@@ -175,7 +175,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
     r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
                                   in.model.num_kv_heads, c.tp / in.model.num_kv_heads));
   for (const auto& replica : c.layout)
-    if (const std::string note = topo.cpu_vendor_note(replica) + topo.release_note(replica); !note.empty()) {
+    if (const std::string note = topo.p2p_default_note(replica); !note.empty()) {
       r.notes.push_back(note);
       break;
     }

@@ -40,10 +40,6 @@ std::string Topology::p2p_level(int local_gpus) const {
   return explicit_level_.empty() ? nccl_default_p2p_level(platform_.cpu_vendor, local_gpus, nccl_version_) : explicit_level_;
 }
 
-std::string Topology::p2p_level_source() const {
-  return explicit_level_.empty() ? describe_p2p_default(platform_.cpu_vendor, nccl_version_) : "";
-}
-
 DirectedLink Topology::normalise(DirectedLink l) const {
   if (!platform_.links[l.link].split_duplex) l.reverse = false;
   return l;
@@ -92,7 +88,6 @@ std::string Topology::first_pair_note(const std::vector<int>& group, const PairN
 }
 
 std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
-  if (!cpu_vendor_assumed()) return "";
   return first_pair_note(group, [&](const GpuPath& p, int local, const std::string& pair) -> std::string {
     const std::string assumed = nccl_default_p2p_level("", local, nccl_version_);
     if (p.path_class <= parse_path_class(assumed) || p.path_class > parse_path_class(nccl_default_p2p_level("amd", local, nccl_version_)))
@@ -106,8 +101,12 @@ std::string Topology::cpu_vendor_note(const std::vector<int>& group) const {
   });
 }
 
+std::string Topology::p2p_default_note(const std::vector<int>& group) const {
+  return cpu_vendor_assumed() ? cpu_vendor_note(group) : release_note(group);
+}
+
 std::string Topology::release_note(const std::vector<int>& group) const {
-  if (!nccl_version_.empty() || !explicit_level_.empty() || cpu_vendor_assumed()) return "";
+  if (!nccl_version_.empty() || !explicit_level_.empty()) return "";
   const std::string older = "2.22";  // the last release whose rule starts from SYS (p2p_policy.hpp)
   return first_pair_note(group, [&](const GpuPath& p, int local, const std::string& pair) -> std::string {
     if (!p.staged || p.path_class > parse_path_class(nccl_default_p2p_level(platform_.cpu_vendor, local, older))) return "";

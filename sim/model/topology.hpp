@@ -61,17 +61,14 @@ public:
   // The level a communicator with `local_gpus` GPUs per node uses: "OFF", the scenario's or the
   // platform's p2p_level, or NCCL's default for the platform's CPU vendor.
   std::string p2p_level(int local_gpus) const;
-  // "" when the level is explicit; otherwise where the default comes from (describe_p2p_default).
-  std::string p2p_level_source() const;
   // True when the level is NCCL's default and the platform does not say its CPU vendor.
   bool cpu_vendor_assumed() const { return explicit_level_.empty() && platform_.cpu_vendor.empty(); }
-  // When the CPU vendor is assumed and it decides how `group` talks (a pair beyond Intel's level
-  // and within AMD's: P2P on AMD, staged on Intel), a note saying so; "" otherwise.
-  std::string cpu_vendor_note(const std::vector<int>& group) const;
-  // When no NCCL release is given and the release decides how `group` talks (a pair staged by
-  // NCCL 2.23 and later that 2.9-2.22 run P2P: AMD or POWER hosts, more than 2 GPUs a node), a note
-  // saying so; "" otherwise.
-  std::string release_note(const std::vector<int>& group) const;
+  // When what tpsim does not know decides how `group` talks, a note saying so; "" otherwise:
+  // - the CPU vendor, when the platform does not say it (a pair beyond Intel's level and within
+  //   AMD's: P2P on AMD, staged on Intel);
+  // - the NCCL release, when none is given (a pair staged by NCCL 2.23 and later that 2.9-2.22 run
+  //   P2P: AMD or POWER hosts, more than 2 GPUs a node).
+  std::string p2p_default_note(const std::vector<int>& group) const;
   // Whether a directed link is shared by both directions (SHARED) or per direction (SPLITDUPLEX).
   DirectedLink normalise(DirectedLink l) const;
 
@@ -81,6 +78,8 @@ private:
   // it says nothing of any.
   using PairNote = std::function<std::string(const GpuPath&, int, const std::string&)>;
   std::string first_pair_note(const std::vector<int>& group, const PairNote& note) const;
+  std::string cpu_vendor_note(const std::vector<int>& group) const;
+  std::string release_note(const std::vector<int>& group) const;
   GpuPath build(const GpuDesc& a, const GpuDesc& b, const std::string& level) const;
   PlatformDesc platform_;
   std::vector<double> latency_added_;  // per link: scenario override minus the platform's latency

@@ -1,14 +1,13 @@
 #include "launch.hpp"
 
-#include "config/p2p_policy.hpp"
-#include "util/nccl_terms.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "config/p2p_policy.hpp"
 #include "util/error.hpp"
+#include "util/nccl_terms.hpp"
 #include "util/spelling.hpp"
 
 namespace tpsim {

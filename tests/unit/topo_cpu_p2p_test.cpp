@@ -95,25 +95,25 @@ TEST_CASE("the topology follows the release's P2P rule: a 4-GPU group on AMD acr
   // Not said: Intel's level, and the note says that an AMD host of this release would run P2P.
   const Topology unknown(exercise(""), {}, "", "2.17");
   CHECK(unknown.path(1, 2, 4).staged);
-  CHECK(unknown.cpu_vendor_note({0, 1, 2, 3}) ==
+  CHECK(unknown.p2p_default_note({0, 1, 2, 3}) ==
         "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed PXB, as on "
         "Intel, so GPU 0 - GPU 2 (SYS) is staged through host memory; on an AMD host NCCL 2.17 uses P2P across SYS at "
         "any GPU count (paths.cc ncclTopoCheckP2p)");
-  CHECK(unknown.p2p_level_source() == "PXB at any GPU count (the platform does not say its cpu_vendor: Intel's default in NCCL 2.17 assumed)");
+  CHECK(describe_p2p_default("", "2.17") == "PXB at any GPU count (the platform does not say its cpu_vendor: Intel's default in NCCL 2.17 assumed)");
 }
 
 TEST_CASE("without a release, a group the release decides says so: AMD, more than 2 GPUs a node, beyond PXB") {
   const PlatformDesc amd = exercise("amd");
   const Topology current(amd, {}, "");
-  CHECK(current.release_note({0, 1, 2, 3}) ==
+  CHECK(current.p2p_default_note({0, 1, 2, 3}) ==
         "GPU 0 - GPU 2 (SYS) is staged through host memory, as NCCL 2.23 and later do on amd hosts for a communicator of 4 GPUs "
         "a node (tpsim simulates a current NCCL); NCCL 2.9-2.22 run it P2P (paths.cc ncclTopoCheckP2p): give "
         "collectives.nccl_version (tpsim collective --nccl-version) for the release the engine ships");
-  CHECK(current.release_note({1, 2}).empty());                   // 2 GPUs: P2P in every release
-  CHECK(current.release_note({0, 1}).empty());                   // NVLink
-  CHECK(Topology(amd, {}, "", "2.26.2").release_note({0, 1, 2, 3}).empty());  // the release is given
-  CHECK(Topology(amd, {}, "PXB").release_note({0, 1, 2, 3}).empty());         // the level is given
-  CHECK(Topology(exercise("intel"), {}, "").release_note({0, 1, 2, 3}).empty());  // Intel: PXB in every release
+  CHECK(current.p2p_default_note({1, 2}).empty());                   // 2 GPUs: P2P in every release
+  CHECK(current.p2p_default_note({0, 1}).empty());                   // NVLink
+  CHECK(Topology(amd, {}, "", "2.26.2").p2p_default_note({0, 1, 2, 3}).empty());  // the release is given
+  CHECK(Topology(amd, {}, "PXB").p2p_default_note({0, 1, 2, 3}).empty());         // the level is given
+  CHECK(Topology(exercise("intel"), {}, "").p2p_default_note({0, 1, 2, 3}).empty());  // Intel: PXB in every release
 }
 
 TEST_CASE("topo import --cpu writes cpu_vendor and the SYS pair follows NCCL's rule") {
@@ -126,22 +126,22 @@ TEST_CASE("topo import --cpu writes cpu_vendor and the SYS pair follows NCCL's r
   CHECK_FALSE(on_amd.path(1, 2, 2).staged);
   CHECK(on_amd.path(1, 2, 4).staged);
   CHECK(on_amd.path(1, 2).staged);  // without a group size: every GPU of the node
-  CHECK(on_amd.cpu_vendor_note({1, 2}).empty());
+  CHECK(on_amd.p2p_default_note({1, 2}).empty());
 
   const Topology on_intel(exercise("intel"), {}, "");
   CHECK(on_intel.path(1, 2, 2).staged);
-  CHECK(on_intel.cpu_vendor_note({1, 2}).empty());
+  CHECK(on_intel.p2p_default_note({1, 2}).empty());
 
   // Not said: Intel's PXB, and the run says what it assumed where it matters (a 2-GPU group
   // across SYS); an NVLink pair or a 4-GPU group is the same on both vendors: no note.
   const Topology unknown(exercise(""), {}, "");
   CHECK(unknown.path(1, 2, 2).staged);
-  CHECK(unknown.cpu_vendor_note({1, 2}) ==
+  CHECK(unknown.p2p_default_note({1, 2}) ==
         "the platform does not say its CPU vendor (zone property cpu_vendor): NCCL's P2P level is assumed PXB, as on "
         "Intel, so GPU 1 - GPU 2 (SYS) is staged through host memory; on an AMD host NCCL uses P2P across SYS for a "
         "communicator of at most 2 GPUs per node (paths.cc ncclTopoCheckP2p)");
-  CHECK(unknown.cpu_vendor_note({0, 1}).empty());
-  CHECK(unknown.cpu_vendor_note({0, 1, 2, 3}).empty());
+  CHECK(unknown.p2p_default_note({0, 1}).empty());
+  CHECK(unknown.p2p_default_note({0, 1, 2, 3}).empty());
 
   // An explicit level (scenario or platform) wins over the vendor: NCCL_P2P_LEVEL.
   const Topology forced(amd, {}, "PXB");
