@@ -126,13 +126,15 @@ TopoMatrix Reader::read(const std::string& text) {
         break;
     }
   }
-  if (state == State::start && command_line)
+  // No header read (it sets the GPUs): nothing before the end, or only lines the reader skipped.
+  const bool no_matrix = m_.gpu_count == 0;
+  if (no_matrix && command_line)
     fail(command_line + 1, 1, fmt::format("no matrix after the command line on line {}; expected the output of `nvidia-smi topo -m`",
                                           command_line));
-  if (state == State::start && skipped_)
+  if (no_matrix && skipped_)
     fail(skipped_->line, skipped_->first,
          fmt::format("expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found '{}'", skipped_->first.text));
-  if (state == State::start)
+  if (no_matrix)
     fail(1, 1, "empty topology file; expected the output of `nvidia-smi topo -m`");
   check_complete(last_row_line + 1);
   infer_pcie_tree(m_);  // the codes must agree with each other and with the NUMA nodes

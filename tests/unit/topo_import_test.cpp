@@ -698,6 +698,12 @@ TEST_CASE("malformed matrices are located errors with exact text") {
     // The command line that prints the matrix is skipped; alone, it leaves no matrix.
     CHECK(test::topo_parse_error("$ nvidia-smi topo -m\n") ==
           "topo.txt:2:1: error: no matrix after the command line on line 1; expected the output of `nvidia-smi topo -m`");
+    // A commented copy whose next line is no comment ends the matrix's lines before any header: no matrix,
+    // not a platform of 0 GPUs (a fuzzer finding: the import wrote one, which then did not load).
+    CHECK(test::topo_parse_error("# $ nvidia-smi topo -m\nGPU: not named\n") ==
+          "topo.txt:2:1: error: no matrix after the command line on line 1; expected the output of `nvidia-smi topo -m`");
+    CHECK(test::topo_parse_error("# a comment\nGPU: not named\n") ==
+          "topo.txt:1:1: error: expected the header row of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), found '#'");
   }
   SUBCASE("diagonal, symmetry, NV to a NIC") {
     CHECK(test::topo_parse_error(header + "GPU0\tPIX\tPIX\t0-31\t0\n") == "topo.txt:2:6: error: GPU0's own column must be X, found PIX");
