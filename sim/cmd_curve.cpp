@@ -58,7 +58,7 @@ void add_curve_options(CLI::App& app, CurveOptions& o) {
   app.add_option("--model", o.model_path,
                  fmt::format("model card for the TP=2 decode verdict (Eq. 1.4.7) and the all-reduce regimes (default {})", DEFAULT_CURVE_MODEL));
   app.add_option("--plot", o.plot_path, "write the curves as SVG: bus bandwidth and time vs size, knee and S* marked");
-  app.add_option("--gpu", o.gpu_name, "the GPU the logs ran on, when they do not say (GPU table name or nvidia-smi's)");
+  app.add_option("--gpu", o.gpu_name, "the GPU the logs (tpsim fit: and the GEMM/HBM tables) ran on, when they do not say (GPU table name or nvidia-smi's)");
 }
 
 CurveSetup prepare_curve_reading(const CurveOptions& o) {

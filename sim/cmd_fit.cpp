@@ -14,6 +14,7 @@
 
 #include "cmd_common.hpp"
 #include "cmd_curve.hpp"
+#include "config/gpu_catalog.hpp"
 #include "config/p2p_policy.hpp"
 #include "fit/calibration_yaml.hpp"
 #include "fit/launch_table.hpp"
@@ -103,6 +104,37 @@ std::optional<std::pair<Algorithm, Protocol>> short_log_line(const fit::NcclLog&
 std::string box_class(const CollectiveModel& reference, const std::vector<int>& gpus) {
   const GroupSummary g = reference.summary(CollectiveOp::all_reduce, gpus);
   return class_key(g.worst_class, g.staged);
+}
+
+// The GPU the GEMM and HBM tables were measured on, as tpsim names it: --gpu, else the tables'
+// `# gpu: NAME` lines (which must agree), else "" (a run then applies them as measured to whatever
+// GPU it simulates). Says which, when there are tables.
+std::string tables_gpu(const std::string& option, const std::vector<std::string>& tables) {
+  if (std::all_of(tables.begin(), tables.end(), [](const std::string& t) { return t.empty(); })) return "";
+  const auto known = [](const std::string& name, const Location& where, const std::string& what) {
+    if (const GpuSpec* gpu = find_gpu_any_name(name)) return gpu->name;
+    throw InputError(where, fmt::format("{}: unknown GPU model '{}'{}", what, name, gpu_name_hint(name)));
+  };
+  std::string found, from;
+  if (!option.empty()) {
+    found = known(option, {}, "--gpu"), from = "--gpu";
+  } else {
+    for (const std::string& table : tables) {
+      const auto declared = table.empty() ? std::nullopt : fit::declared_gpu(read_input_file(table));
+      if (!declared) continue;
+      const std::string name = known(declared->name, {table, declared->line, declared->col}, "'# gpu:'");
+      if (!found.empty() && name != found)
+        throw InputError({table, declared->line, declared->col},
+                         fmt::format("'# gpu:': {} here, {} in {}: fit the tables of one GPU together", name, found, from));
+      if (found.empty()) found = name, from = fmt::format("{} line {}", table, declared->line);
+    }
+  }
+  std::cout << (found.empty() ? std::string("  note: the GEMM/HBM tables do not say their GPU (a '# gpu: NAME' line, or --gpu): a run "
+                                            "applies them as measured to whatever GPU it simulates\n")
+                              : fmt::format("  note: the GEMM/HBM tables' GPU: {} ({}); a run on another GPU carries each shape's "
+                                            "efficiency through that GPU's rates\n",
+                                            found, from));
+  return found;
 }
 
 }  // namespace
@@ -337,6 +369,7 @@ int fit_command(int argc, char** argv) {
     cal.files.push_back(hbm_path);
     std::cout << fmt::format("{}: HBM copy bandwidth {:.0f} GB/s (read + write)\n", hbm_path, cal.hbm->bw_Bps / 1e9);
   }
+  cal.gpu = tables_gpu(curve.gpu_name, {gemm_path, hbm_path});
   std::string yaml = fit::calibration_yaml(cal);
   if (!launch_path.empty()) {
     const fit::LaunchFit launch = fit::parse_launch_csv(read_input_file(launch_path), launch_path);

@@ -142,6 +142,9 @@ std::string calibration_yaml(const CalibrationInputs& in) {
     out += fmt::format("    residuals: {{ median: {:.4f}, worst: {:.4f}, worst_size: {}, min_size: {} }}\n",
                        c.large.median, c.large.worst, bytes(c.large.worst_size_B), bytes(c.large.min_size_B));
   }
+  if (!in.gpu.empty())
+    out += fmt::format("gpu: {}   # the GEMM and HBM tables' GPU: on another GPU their efficiencies carry, through its own rates\n",
+                       scalar(in.gpu));
   if (in.gemm) {
     out += "gemm:\n";
     for (const GemmPoint& g : in.gemm->points())

@@ -12,6 +12,7 @@
 //         LL128:  { latency: 18.56us, bus_bandwidth: 214.9GBps, fitted: true }
 //         Simple: { latency: 66.72us, bus_bandwidth: 467.6GBps, fitted: true }
 //       residuals: { median: 0.0293, worst: 0.2121, worst_size: 4096B, min_size: 1024B }
+//   gpu: H100-SXM5-80GB        # with a GEMM or HBM csv that says its GPU (or tpsim fit --gpu)
 //   gemm:                      # only with a GEMM csv
 //     - { op: qkv, m: 1, n: 6144, k: 4096, dtype: bf16, time: 12.5us }
 //   hbm_copy_bandwidth: 4.1TBps   # only with an HBM csv; read + write counted
@@ -45,6 +46,7 @@ struct CalibrationInputs {
   std::vector<CollectiveFit> collectives;
   std::optional<GemmTable> gemm;
   std::optional<HbmFit> hbm;
+  std::string gpu{};  // the GPU the GEMM and HBM tables were measured on (tpsim's name; "" when not known)
 };
 
 std::string calibration_yaml(const CalibrationInputs& in);

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <map>
 #include <optional>
+#include <regex>
+#include <sstream>
 #include <string_view>
 #include <tuple>
 
@@ -201,7 +203,13 @@ bool GemmTable::has_dtype(const std::string& dtype) const {
 
 double GemmTable::predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
                                double peak_flops, double hbm_bw_Bps, std::optional<std::size_t> leave_out) const {
-  if (m <= 0 || n <= 0 || k <= 0 || !(peak_flops > 0) || !(hbm_bw_Bps > 0))
+  return predict_time_on(m, n, k, dtype, {peak_flops, hbm_bw_Bps}, {peak_flops, hbm_bw_Bps}, leave_out);
+}
+
+double GemmTable::predict_time_on(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
+                                  const GemmRates& measured_on, const GemmRates& target, std::optional<std::size_t> leave_out) const {
+  const auto positive = [](const GemmRates& r) { return r.peak_flops > 0 && r.hbm_bw_Bps > 0; };
+  if (m <= 0 || n <= 0 || k <= 0 || !positive(measured_on) || !positive(target))
     throw ValueError(fmt::format("GEMM prediction for m={} n={} k={} needs positive shape, peak and bandwidth", m, n, k));
   const std::string want = canonical_dtype(dtype);
   auto rows_of = [&](const Group& g) {
@@ -218,20 +226,21 @@ double GemmTable::predict_time(std::int64_t m, std::int64_t n, std::int64_t k, c
   }
   if (!best) throw ValueError(fmt::format("no GEMM measurement for dtype '{}'", dtype));
   // ln e by ln m over that group; repeated m averaged (geometric mean of the times).
+  const double peak = measured_on.peak_flops, hbm = measured_on.hbm_bw_Bps;
   std::map<std::int64_t, std::pair<double, int>> by_m;
   for (std::size_t i : best->rows) {
     if (i == leave_out) continue;
     const GemmPoint& p = points_[i];
-    const double e = roofline_time(p.m, p.n, p.k, p.dtype, peak_flops, hbm_bw_Bps) / p.time_s;
+    const double e = roofline_time(p.m, p.n, p.k, p.dtype, peak, hbm) / p.time_s;
     auto& [sum, count] = by_m[p.m];
     sum += std::log(e);
     ++count;
   }
   std::vector<std::pair<double, double>> curve;
   for (const auto& [mm, acc] : by_m) curve.push_back({std::log(double(mm)), acc.first / acc.second});
-  pool_memory_bound(curve, double(best->n), double(best->k), dtype_bytes(want), peak_flops, hbm_bw_Bps);
+  pool_memory_bound(curve, double(best->n), double(best->k), dtype_bytes(want), peak, hbm);
   const double e = std::exp(interpolate_log(curve, std::log(double(m))));
-  return roofline_time(m, n, k, dtype, peak_flops, hbm_bw_Bps) / e;
+  return roofline_time(m, n, k, dtype, target.peak_flops, target.hbm_bw_Bps) / e;
 }
 
 GemmCrossCheck cross_check(const GemmTable& table) {
@@ -292,6 +301,18 @@ GemmTable parse_gemm_csv(const std::string& text, const std::string& file) {
            });
   if (points.empty()) throw InputError({file, 0, 0}, "no GEMM rows after the header");
   return GemmTable(std::move(points));
+}
+
+std::optional<DeclaredGpu> declared_gpu(const std::string& text) {
+  static const std::regex line_re(R"(^#\s*gpu:\s*(\S.*?)\s*$)");
+  std::istringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::smatch m;
+    if (std::regex_match(line, m, line_re)) return DeclaredGpu{m[1].str(), number, int(m.position(1)) + 1};
+  }
+  return std::nullopt;
 }
 
 HbmFit parse_hbm_csv(const std::string& text, const std::string& file) {

@@ -16,7 +16,9 @@
 // that one m (cuBLAS runs m = 1 as a GEMV): those rows of a group take their median ln e.
 // At any other recorded shape this gives back the measured time exactly, whatever P and W are;
 // P and W should be the calibrated GPU's, so that the efficiencies carry over sensibly to
-// shapes that were not measured. Rows measured twice (same shape, dtype, another op) count
+// shapes that were not measured. On another GPU (`target`), the efficiencies are those on the
+// measured GPU's rates and the roofline the target's: t = t_roof(target) / e(measured GPU), so a
+// memory-bound shape scales with the HBM bandwidths and a compute-bound one with the peaks. Rows measured twice (same shape, dtype, another op) count
 // with the geometric mean of their times.
 //
 // HBM csv: `bytes,time_us,copy_GBps` from device-to-device copies. A copy of b bytes reads
@@ -30,6 +32,11 @@
 #include <vector>
 
 namespace tpsim::fit {
+
+// A GPU's rates, for the roofline: peak FLOP/s of the table's dtype and HBM bandwidth (B/s).
+struct GemmRates {
+  double peak_flops = 0, hbm_bw_Bps = 0;
+};
 
 struct GemmPoint {
   std::string op;  // which layer GEMM it was (qkv, o_proj, ...), informational
@@ -67,6 +74,9 @@ public:
   // predicts as if that row had not been measured (cross_check).
   double predict_time(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype, double peak_flops,
                       double hbm_bw_Bps, std::optional<std::size_t> leave_out = std::nullopt) const;
+  // The same on another GPU: efficiencies on `measured_on`'s rates, the roofline on `target`'s.
+  double predict_time_on(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype, const GemmRates& measured_on,
+                         const GemmRates& target, std::optional<std::size_t> leave_out = std::nullopt) const;
 
 private:
   // The rows of one (dtype, n, k): indices into points_, by m.
@@ -98,6 +108,14 @@ GemmCrossCheck cross_check(const GemmTable& table);
 // are skipped. Throws InputError (file:line:col) for a wrong header, a row with the wrong
 // number of fields, a bad number, an unknown dtype or a repeated (op, m, n, k, dtype).
 GemmTable parse_gemm_csv(const std::string& text, const std::string& file);
+
+// The GPU a GEMM or HBM csv says it was measured on: its first `# gpu: NAME` comment line
+// (tpsim-calibrate writes one; a published table's header can), with where the name starts.
+struct DeclaredGpu {
+  std::string name;
+  int line = 0, col = 0;
+};
+std::optional<DeclaredGpu> declared_gpu(const std::string& text);
 
 struct HbmFit {
   double bw_Bps = 0;      // read + write bandwidth, median of 2b/t over the largest sizes

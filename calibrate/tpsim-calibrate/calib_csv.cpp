@@ -33,16 +33,17 @@ double gemm_eff_bw_GBps(const GemmResult& r) {
 
 double copy_GBps(const HbmResult& r) { return 2.0 * static_cast<double>(r.bytes) / (r.time_us * 1e-6) / 1e9; }
 
-std::string format_gemm_csv(const std::vector<GemmResult>& rows) {
-  std::string out = "op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\n";
+std::string format_gemm_csv(const std::string& gpu, const std::vector<GemmResult>& rows) {
+  std::string out = "# gpu: " + gpu + "\nop,m,n,k,dtype,time_us,tflops,eff_bw_GBps\n";
   for (const GemmResult& r : rows)
     out += r.op + "," + std::to_string(r.m) + "," + std::to_string(r.n) + "," + std::to_string(r.k) + "," + r.dtype +
            "," + fixed(r.time_us, 3) + "," + fixed(gemm_tflops(r), 3) + "," + fixed(gemm_eff_bw_GBps(r), 2) + "\n";
   return out;
 }
 
-std::string format_hbm_csv(const std::vector<HbmResult>& rows) {
+std::string format_hbm_csv(const std::string& gpu, const std::vector<HbmResult>& rows) {
   std::string out =
+      "# gpu: " + gpu + "\n"
       "# device-to-device cudaMemcpyAsync, median over iterations, L2 flushed before each; "
       "copy_GBps counts read + write: 2 * bytes / time (GB = 1e9 B)\n"
       "bytes,time_us,copy_GBps\n";

@@ -1,5 +1,7 @@
 // CSV files of the single-GPU measurements. Every value is a median over iterations.
 //
+// Both start with "# gpu: NAME" (the device's name as CUDA reports it): tpsim fit records it, and a
+// run on another GPU carries the efficiencies through that GPU's rates.
 // gemm.csv   op,m,n,k,dtype,time_us,tflops,eff_bw_GBps
 //            tflops      = 2*m*n*k / time_s / 1e12
 //            eff_bw_GBps = (m*k + k*n + m*n) * bytes_per_element / time_s / 1e9
@@ -44,8 +46,8 @@ double gemm_tflops(const GemmResult& r);
 double gemm_eff_bw_GBps(const GemmResult& r);
 double copy_GBps(const HbmResult& r);
 
-std::string format_gemm_csv(const std::vector<GemmResult>& rows);
-std::string format_hbm_csv(const std::vector<HbmResult>& rows);
+std::string format_gemm_csv(const std::string& gpu, const std::vector<GemmResult>& rows);
+std::string format_hbm_csv(const std::string& gpu, const std::vector<HbmResult>& rows);
 std::string format_launch_csv(const std::vector<LaunchResult>& rows);
 std::string format_step_csv(const std::vector<StepResult>& rows);
 

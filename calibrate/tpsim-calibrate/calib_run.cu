@@ -274,7 +274,7 @@ int run_calibration(const Options& opt) {
     const GemmPlan plan = plan_gemm_shapes(model, {1, 2, 4, 8}, gemm_token_counts(opt.quick));
     const std::vector<GemmResult> gemm = run_gemm_sweep(dev, plan, opt, manifest);
     if (!gemm.empty()) {
-      write_text_file(out + "/gemm.csv", format_gemm_csv(gemm));
+      write_text_file(out + "/gemm.csv", format_gemm_csv(device_name(dev), gemm));
       manifest.written("gemm.csv", "bf16 cuBLAS GEMM, " + model.name + " shapes at TP 1, 2, 4, 8, GPU " + std::to_string(dev));
     }
     say("decode and prefill steps of " + model.name + " at TP=1 on GPU " + std::to_string(dev));
@@ -287,7 +287,7 @@ int run_calibration(const Options& opt) {
     say("HBM copy bandwidth and launch overhead on GPU " + std::to_string(dev));
     const std::vector<HbmResult> hbm = run_hbm_sweep(dev, opt, manifest);
     if (!hbm.empty()) {
-      write_text_file(out + "/hbm.csv", format_hbm_csv(hbm));
+      write_text_file(out + "/hbm.csv", format_hbm_csv(device_name(dev), hbm));
       manifest.written("hbm.csv", "device-to-device copy bandwidth, GPU " + std::to_string(dev));
     }
     write_text_file(out + "/launch.csv", format_launch_csv(run_launch_overhead(dev, opt)));

@@ -167,7 +167,7 @@ std::string written_from_header(const std::string& path) {
 
 Calibration read_calibration(const YAML::Node& root, const std::string& path) {
   YamlMap m(path, root, "a calibration file");
-  m.check_keys({"collectives", "gemm", "hbm_copy_bandwidth", "kernel_launch", "graph_launch", "source", "residuals"});
+  m.check_keys({"collectives", "gpu", "gemm", "hbm_copy_bandwidth", "kernel_launch", "graph_launch", "source", "residuals"});
   Calibration c;
   c.file = path;
   c.written_from = m.str_or("source", written_from_header(path));
@@ -178,6 +178,11 @@ Calibration read_calibration(const YAML::Node& root, const std::string& path) {
     for (const auto& n : m.node("collectives")) c.collectives.push_back(read_collective(YamlMap(path, n, "a collective fit")));
   if (m.has("gemm"))
     for (const auto& n : m.node("gemm")) c.gemm.push_back(read_gemm(YamlMap(path, n, "a GEMM point")));
+  if (m.has("gpu")) {
+    c.tables_gpu_spec = find_gpu_any_name(m.str("gpu"));
+    if (!c.tables_gpu_spec) m.fail(m.node("gpu"), fmt::format("unknown GPU model '{}'{}", m.str("gpu"), gpu_name_hint(m.str("gpu"))));
+    c.tables_gpu = c.tables_gpu_spec->name;
+  }
   if (m.has("hbm_copy_bandwidth")) c.hbm_copy_Bps = m.quantity("hbm_copy_bandwidth", Quantity::bandwidth);
   if (m.has("kernel_launch")) c.kernel_launch_s = m.quantity("kernel_launch", Quantity::time);
   if (m.has("graph_launch")) c.graph_launch_s = m.quantity("graph_launch", Quantity::time);

@@ -89,10 +89,13 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
   MemoryFit f;
   const int tp = c.tp, pp = c.pp, dp = parallelism_of(c, s).attention_dp();
   const double batch = double(s.workload.batch) / dp;  // sequences per attention group
-  const double tokens = batch * s.workload.prompt.value;
+  // The most tokens one forward pass holds: the scheduler's budget a step (a whole prompt beyond it
+  // when prompts are not chunked), at most the batch's prompts: the engine sizes its activations so.
+  const double prompt = s.workload.prompt.value, budget = s.scheduler.max_batched_tokens;
+  const double tokens = std::min(batch * prompt, s.scheduler.chunked_prefill ? budget : std::max(budget, prompt));
   const double act = 2.0;
   f.weights_B = weight_bytes_per_rank(m, tp, pp, c.ep);
-  // Peak activations of the reference prefill: residual, QKV, MLP intermediate (top-k experts'), logits.
+  // Peak activations of the reference prefill's largest pass: residual, QKV, MLP intermediate (top-k experts'), logits.
   const double mlp = m.num_experts > 0 ? std::max<double>(m.dense_intermediate_size, (m.experts_per_token + m.shared_experts) * double(m.intermediate_size))
                                        : m.intermediate_size;
   f.activations_B = tokens * act * (2.0 * m.hidden_size + double(m.num_heads + 2 * m.num_kv_heads) * m.head_dim / tp +

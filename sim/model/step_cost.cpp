@@ -6,6 +6,8 @@
 #include <tuple>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "fit/gemm_table.hpp"
 #include "kernel_surface.hpp"
 #include "util/error.hpp"
@@ -38,25 +40,41 @@ std::function<std::optional<double>(const Op&)> memoised_by_shape(std::function<
 }
 
 // The calibration's GEMM table as a lookup, when it measured the weights' type (or its sibling:
-// tensor cores run bf16 and fp16 at the same rate); else an empty function.
-std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibration& cal, double compute_bytes, double peak, double hbm) {
+// tensor cores run bf16 and fp16 at the same rate); else an empty function. Each shape's
+// efficiency is taken on `measured_on`'s rates and applied to `target`'s (the same GPU: the
+// measured times come back exactly).
+std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibration& cal, double compute_bytes, const fit::GemmRates& measured_on,
+                                                                 const fit::GemmRates& target) {
   std::vector<fit::GemmPoint> points;
   for (const auto& p : cal.gemm) points.push_back({p.op, p.m, p.n, p.k, p.dtype, p.time_s, 0});
   auto table = std::make_shared<const fit::GemmTable>(std::move(points));
   std::string dtype = compute_bytes <= 1 ? "fp8" : "bf16";
   if (!table->has_dtype(dtype) && dtype == "bf16") dtype = "fp16";
   if (!table->has_dtype(dtype)) return {};
-  return memoised_by_shape([table, dtype, peak, hbm](const Op& op) {
-    return table->predict_time(std::llround(op.m), std::llround(op.n), std::llround(op.k), dtype, peak, hbm);
+  return memoised_by_shape([table, dtype, measured_on, target](const Op& op) {
+    return table->predict_time_on(std::llround(op.m), std::llround(op.n), std::llround(op.k), dtype, measured_on, target);
   });
+}
+
+double peak_flops_of(const GpuSpec& gpu, double compute_bytes) {
+  return compute_bytes <= 1 && gpu.fp8_peak_flops > 0 ? gpu.fp8_peak_flops : gpu.bf16_peak_flops;
+}
+
+// The GPU a calibration's GEMM and HBM tables measured, when it is not `spec` (nullptr otherwise,
+// or when the file does not say).
+const GpuSpec* other_tables_gpu(const Calibration* cal, const GpuSpec& spec) {
+  return cal && cal->tables_gpu_spec && cal->tables_gpu_spec->name != spec.name ? cal->tables_gpu_spec : nullptr;
 }
 
 }  // namespace
 
 GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes) {
   GpuModel g;
-  g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps : spec.hbm_achievable_Bps);
-  g.peak_flops = compute_bytes <= 1 && spec.fp8_peak_flops > 0 ? spec.fp8_peak_flops : spec.bf16_peak_flops;
+  // A copy rate measured on another GPU carries as its share of that GPU's achievable rate.
+  const GpuSpec* measured_on = other_tables_gpu(cal, spec);
+  const double copy_share = measured_on ? spec.hbm_achievable_Bps / measured_on->hbm_achievable_Bps : 1.0;
+  g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps * copy_share : spec.hbm_achievable_Bps);
+  g.peak_flops = peak_flops_of(spec, compute_bytes);
   g.matmul_efficiency = s.hardware.matmul_efficiency.value_or(spec.matmul_efficiency);
   g.kernel_launch_s = s.engine.kernel_launch_s.value_or(cal && cal->kernel_launch_s ? *cal->kernel_launch_s : spec.kernel_launch_s);
   g.graph_kernel_s = s.engine.graph_kernel_s.value_or(spec.graph_kernel_s);
@@ -70,8 +88,16 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   const bool roofline = s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps;  // the scenario sets it
   g.small_kernel_s = roofline ? 0 : surface.small_kernel_s;
   g.hbm_peak_Bps = spec.hbm_peak_Bps;
-  if (cal && !cal->gemm.empty() && (g.gemm_lookup = calibrated_gemms(*cal, compute_bytes, g.peak_flops, g.hbm_Bps))) {
-    g.gemm_source = "the calibration's GEMM table";
+  const fit::GemmRates target{g.peak_flops, g.hbm_Bps};
+  const fit::GemmRates measured = measured_on ? fit::GemmRates{peak_flops_of(*measured_on, compute_bytes),
+                                                                cal->hbm_copy_Bps.value_or(measured_on->hbm_achievable_Bps)}
+                                              : target;
+  if (cal && !cal->gemm.empty() && (g.gemm_lookup = calibrated_gemms(*cal, compute_bytes, measured, target))) {
+    g.gemm_source = measured_on ? fmt::format("the calibration's GEMM table, measured on {} and carried to {} through each shape's "
+                                              "roofline (HBM {:.0f} against {:.0f} GB/s, {:.0f} against {:.0f} TFLOP/s)",
+                                              measured_on->name, spec.name, measured.hbm_bw_Bps / 1e9, target.hbm_bw_Bps / 1e9,
+                                              measured.peak_flops / 1e12, target.peak_flops / 1e12)
+                                : "the calibration's GEMM table";
   } else if (roofline) {
     g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario), no small-kernel floor";
   } else {

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "config/gpu_catalog.hpp"
+#include "config/model_card.hpp"
 #include "config/scenario.hpp"
+#include "engine/runner_parts.hpp"
 #include "engine/scenario_runner.hpp"
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
@@ -186,4 +189,27 @@ TEST_CASE("an engine's held-out TP check is said with every configuration of TP 
   const ScenarioResult nccl = run_scenario(s, {});
   CHECK(checks(config(nccl, "TP=1"), "nccl") == 0);
   CHECK(checks(config(nccl, "TP=8"), "nccl") == 1);
+}
+
+TEST_CASE("a closed batch's activations are those of the largest forward pass the scheduler runs") {
+  Scenario s = load_scenario(ROOT + "/scenarios/argonne_llama3_8b_a100.yaml");
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  const GpuSpec& a100_40 = *find_gpu("A100-SXM4-40GB");
+  ConfigSpec tp1;
+  s.workload.batch = 32, s.workload.prompt.value = 2048, s.workload.output.value = 2048;
+  s.scheduler.max_batched_tokens = 8192, s.scheduler.chunked_prefill = false;
+  // Per token 2 B x (2 x 4096 + (32 + 2 x 8) x 128 + 3 x 14336) = 114,688 B; one pass of prompts holds at most
+  // max(8192, 2048) = 8192 tokens: 939.5 MB, and the 32 sequences' logits 32 x 128,256 x 4 B = 16.4 MB.
+  const MemoryFit f = memory_fit(m, tp1, a100_40, s);
+  CHECK(f.activations_B == doctest::Approx(8192.0 * 114688 + 32.0 * 128256 * 4).scale(0).epsilon(1e-12));
+  // Their KV cache, 32 x 4096 tokens x 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 17.2 GB, fits beside the
+  // 16.06 GB of weights in 0.9 x 40 GiB; 64 sequences (34.4 GB) do not.
+  CHECK(f.fits);
+  s.workload.batch = 64;
+  CHECK_FALSE(memory_fit(m, tp1, a100_40, s).fits);
+  // A prompt longer than the budget runs whole unless the engine chunks it: 16,384 tokens, else 8192.
+  s.workload.batch = 2, s.workload.prompt.value = 16384;
+  CHECK(memory_fit(m, tp1, a100_40, s).activations_B == doctest::Approx(16384.0 * 114688 + 2.0 * 128256 * 4).scale(0).epsilon(1e-12));
+  s.scheduler.chunked_prefill = true;
+  CHECK(memory_fit(m, tp1, a100_40, s).activations_B == doctest::Approx(8192.0 * 114688 + 2.0 * 128256 * 4).scale(0).epsilon(1e-12));
 }

@@ -290,11 +290,11 @@ TEST_CASE("calibrate: model card edge cases and errors") {
 TEST_CASE("calibrate: gemm.csv and hbm.csv and launch.csv") {
   // o_proj m=1 n=4096 k=4096 in 10 us: tflops = 2*1*4096*4096 / 10e-6 / 1e12 = 3.355;
   // eff_bw = (1*4096 + 4096*4096 + 1*4096) * 2 B / 10e-6 / 1e9 = 3357.08 GB/s.
-  const std::string gemm = format_gemm_csv({{"o_proj", 1, 4096, 4096, "bf16", 10.0}});
-  CHECK(gemm == "op,m,n,k,dtype,time_us,tflops,eff_bw_GBps\no_proj,1,4096,4096,bf16,10.000,3.355,3357.08\n");
+  const std::string gemm = format_gemm_csv("NVIDIA H200", {{"o_proj", 1, 4096, 4096, "bf16", 10.0}});
+  CHECK(gemm == "# gpu: NVIDIA H200\nop,m,n,k,dtype,time_us,tflops,eff_bw_GBps\no_proj,1,4096,4096,bf16,10.000,3.355,3357.08\n");
   // 1 GiB copied in 500 us: copy_GBps = 2 * 1073741824 / 500e-6 / 1e9 = 4294.97 (read + write).
-  const std::string hbm = format_hbm_csv({{1073741824, 500.0}});
-  CHECK(hbm.rfind("# ", 0) == 0);
+  const std::string hbm = format_hbm_csv("NVIDIA H200", {{1073741824, 500.0}});
+  CHECK(hbm.rfind("# gpu: NVIDIA H200\n# ", 0) == 0);
   CHECK(hbm.find("read + write: 2 * bytes / time") != std::string::npos);
   CHECK(hbm.find("\nbytes,time_us,copy_GBps\n1073741824,500.000,4294.97\n") != std::string::npos);
   CHECK(format_launch_csv({{"kernel_launch_back_to_back", 2.5}}) == "what,value_us\nkernel_launch_back_to_back,2.500\n");

@@ -23,16 +23,19 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tp_scaling  # noqa: E402
 
-MEASURED = "tests/data/measured/argonne-h100-tp-scaling.csv"
+MEASURED = ("tests/data/measured/argonne-h100-tp-scaling.csv", "tests/data/measured/argonne-a100-tp-scaling.csv")
 TEMPLATES = {"H100/meta-llama/Llama-2-7b-hf": "scenarios/argonne_llama2_7b_h100.yaml",
              "H100/meta-llama/Meta-Llama-3-8B": "scenarios/argonne_llama3_8b_h100.yaml",
              "H100/mistralai/Mistral-7B-v0.1": "scenarios/argonne_mistral_7b_h100.yaml",
-             "H100/Qwen/Qwen2-7B": "scenarios/argonne_qwen2_7b_h100.yaml"}
+             "H100/Qwen/Qwen2-7B": "scenarios/argonne_qwen2_7b_h100.yaml",
+             "A100/meta-llama/Llama-2-7b-hf": "scenarios/argonne_llama2_7b_a100.yaml",
+             "A100/meta-llama/Meta-Llama-3-8B": "scenarios/argonne_llama3_8b_a100.yaml",
+             "A100/mistralai/Mistral-7B-v0.1": "scenarios/argonne_mistral_7b_a100.yaml"}
 LIMITS = {"TensorRT-LLM": "15", "vLLM (~0.5.x)": "25"}
-# (engine, model): why its rows say more about the engine than about TP.
+# (gpu, engine, model): why its rows say more about the engine than about TP.
 KNOWN_MISSES = {
-    ("vLLM (~0.5.x)", "mistralai/Mistral-7B-v0.1"):
-        "vLLM ~0.5 ran Mistral-7B's long batches far slower than its own smaller ones at the same TP (2048 "
+    ("H100", "vLLM (~0.5.x)", "mistralai/Mistral-7B-v0.1"):
+        "vLLM ~0.5 ran Mistral-7B's long batches on H100 far slower than its own smaller ones at the same TP (2048 "
         "tokens: TP=1 batch 32 takes 2.5x batch 16, TP=2 batch 64 2.6x batch 32, TP=4 none up to 64; at 1024 "
         "tokens TP=1 batch 32 2.0x batch 16), a step that moves to larger batches as TP grows, as a KV-cache "
         "limit would, which Llama-3-8B (the same KV bytes a token) does not show on the same node; tpsim's "
@@ -41,12 +44,15 @@ KNOWN_MISSES = {
 
 
 def rows_of(engine, lengths, known):
-    """The engine's rows of the lengths asked for: those of its known misses (known=True) or the others."""
-    with open(MEASURED) as f:
-        lines = [line for line in f if not line.startswith("#")]
+    """The engine's rows (both GPUs) of the lengths asked for: those of its known misses (known=True) or the others."""
+    lines = []
+    for path in MEASURED:
+        with open(path) as f:
+            body = [line for line in f if not line.startswith("#")]
+        lines += body if not lines else body[1:]  # one header
     rows = list(csv.DictReader(lines))
     return [r for r in rows if r["engine"] == engine and (not lengths or r["input_tokens"] in lengths)
-            and ((r["engine"], r["model"]) in KNOWN_MISSES) == known], lines[0]
+            and ((r["gpu"], r["engine"], r["model"]) in KNOWN_MISSES) == known], lines[0]
 
 
 def predict(tpsim, rows, header, limit):
@@ -72,9 +78,9 @@ def main():
         rows, header = rows_of(engine, lengths, known=False)
         failed |= predict(tpsim, rows, header, limit if check else None)
         missed, header = rows_of(engine, lengths, known=True)
-        for (e, model), why in KNOWN_MISSES.items():
-            if e == engine and any(r["model"] == model for r in missed):
-                print(f"known miss, not held to the limit: {engine}, {model}: {why}\n")
+        for (gpu, e, model), why in KNOWN_MISSES.items():
+            if e == engine and any(r["gpu"] == gpu and r["model"] == model for r in missed):
+                print(f"known miss, not held to the limit: {gpu}, {engine}, {model}: {why}\n")
         if missed:
             predict(tpsim, missed, header, None)
     return failed
