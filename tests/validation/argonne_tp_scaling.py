@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Calibrate on TP=1, predict TP=2/4: tpsim against Argonne's published LLM-Inference-Bench latencies of
-Llama-2-7B, Llama-3-8B, Mistral-7B-v0.1 and Qwen2-7B on H100 (tests/data/measured/argonne-h100-tp-scaling.csv: one static batch of
+Llama-2-7B, Llama-3-8B, Mistral-7B-v0.1 and Qwen2-7B on H100 and A100 (tests/data/measured/argonne-*-tp-scaling.csv: one static batch of
 1-64 requests, input = output = 128-2048 tokens, vLLM ~0.5.x and TensorRT-LLM 0.11), through the general
 tool tests/validation/tp_scaling.py (what it fits on the TP=1 rows and what it predicts: its docstring).
 Held out: nothing in tpsim was fitted on these rows.
@@ -12,8 +12,10 @@ above the limit of its engine: TensorRT-LLM 15%, vLLM 25%. Session 30 read, over
 TensorRT-LLM 2.8-12.0% and vLLM 4.8-19.4% (78 of the 79 vLLM TP>1 rows it simulates faster in the model
 than measured: the V0 engine's per-step costs at TP>1 are not modelled, README "Status and limits"); the
 limits guard that, they do not bless it. Session 33 added Mistral-7B-v0.1 and Qwen2-7B: TensorRT-LLM 3.8%
-median over 15 groups, vLLM 11.0% over 15 (118 of its 119 TP>1 rows fast). A group of KNOWN_MISSES is run
-and printed with its reason but not held to the limit.
+median over 15 groups, vLLM 11.0% over 15 (118 of its 119 TP>1 rows fast). Session 35 added the A100 rows
+(tests/data/measured/argonne-a100-tp-scaling.csv, Polaris: 4x A100-SXM4-40GB): TensorRT-LLM 6.1% and vLLM 5.2%
+median over 15 groups each, most TP>1 rows slow in the model. A group of KNOWN_MISSES is run and printed with
+its reason but not held to the limit.
 """
 import csv
 import os
