@@ -18,8 +18,8 @@
 // P and W should be the calibrated GPU's, so that the efficiencies carry over sensibly to
 // shapes that were not measured. On another GPU (`target`), the efficiencies are those on the
 // measured GPU's rates and the roofline the target's: t = t_roof(target) / e(measured GPU), so a
-// memory-bound shape scales with the HBM bandwidths and a compute-bound one with the peaks. Rows measured twice (same shape, dtype, another op) count
-// with the geometric mean of their times.
+// memory-bound shape scales with the HBM bandwidths and a compute-bound one with the peaks.
+// Rows measured twice (same shape, dtype, another op) count with the geometric mean of their times.
 //
 // HBM csv: `bytes,time_us,copy_GBps` from device-to-device copies. A copy of b bytes reads
 // b and writes b, so the HBM bandwidth is 2b / t (read + write counted), taken as the
