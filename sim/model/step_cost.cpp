@@ -70,9 +70,9 @@ const GpuSpec* other_tables_gpu(const Calibration* cal, const GpuSpec& spec) {
 
 GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes) {
   GpuModel g;
-  // A copy rate measured on another GPU carries as its share of that GPU's achievable rate.
+  // A copy rate measured on another GPU carries as its share of that GPU's datasheet rate.
   const GpuSpec* measured_on = other_tables_gpu(cal, spec);
-  const double copy_share = measured_on ? spec.hbm_achievable_Bps / measured_on->hbm_achievable_Bps : 1.0;
+  const double copy_share = measured_on ? spec.hbm_peak_Bps / measured_on->hbm_peak_Bps : 1.0;
   g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps * copy_share : spec.hbm_achievable_Bps);
   g.peak_flops = peak_flops_of(spec, compute_bytes);
   g.matmul_efficiency = s.hardware.matmul_efficiency.value_or(spec.matmul_efficiency);
@@ -88,10 +88,11 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   const bool roofline = s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps;  // the scenario sets it
   g.small_kernel_s = roofline ? 0 : surface.small_kernel_s;
   g.hbm_peak_Bps = spec.hbm_peak_Bps;
-  const fit::GemmRates target{g.peak_flops, g.hbm_Bps};
-  const fit::GemmRates measured = measured_on ? fit::GemmRates{peak_flops_of(*measured_on, compute_bytes),
-                                                                cal->hbm_copy_Bps.value_or(measured_on->hbm_achievable_Bps)}
-                                              : target;
+  // Another GPU's table carries by roofline ratio on the datasheet rates, as the kernel surface does
+  // (the GPU table's achievable rates come from different benchmarks, GPU by GPU).
+  const fit::GemmRates measured = measured_on ? fit::GemmRates{peak_flops_of(*measured_on, compute_bytes), measured_on->hbm_peak_Bps}
+                                              : fit::GemmRates{g.peak_flops, g.hbm_Bps};
+  const fit::GemmRates target = measured_on ? fit::GemmRates{g.peak_flops, spec.hbm_peak_Bps} : measured;
   if (cal && !cal->gemm.empty() && (g.gemm_lookup = calibrated_gemms(*cal, compute_bytes, measured, target))) {
     g.gemm_source = measured_on ? fmt::format("the calibration's GEMM table, measured on {} and carried to {} through each shape's "
                                               "roofline (HBM {:.0f} against {:.0f} GB/s, {:.0f} against {:.0f} TFLOP/s)",

@@ -122,9 +122,9 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
 }
 
 namespace {
-// Two rows of o_proj (n = k = 4096, bf16) measured on an A100-SXM4-80GB (312 TFLOP/s, HBM 1584 GB/s achievable):
-//   m = 1:    bytes (1 x 4096 + 4096 x 4096 + 1 x 4096) x 2 = 33,570,816 B, roofline 21.19 us (memory); measured 24 us;
-//   m = 8192: 2mnk = 274.9 GFLOP, 881.1 us at 312 TFLOP/s (memory 201.3 MB / 1584 GB/s = 127 us); measured 1100 us.
+// Two rows of o_proj (n = k = 4096, bf16) measured on an A100-SXM4-80GB (datasheet: 312 TFLOP/s, HBM 2039 GB/s):
+//   m = 1:    bytes (1 x 4096 + 4096 x 4096 + 1 x 4096) x 2 = 33,570,816 B, roofline 16.46 us (memory); measured 24 us;
+//   m = 8192: 2mnk = 274.9 GFLOP, 881.1 us at 312 TFLOP/s (memory 167.8 MB / 2039 GB/s = 82.3 us); measured 1100 us.
 std::vector<fit::GemmPoint> two_a100_rows() {
   return {{"o_proj", 1, 4096, 4096, "bf16", 24e-6, 0}, {"o_proj", 8192, 4096, 4096, "bf16", 1100e-6, 0}};
 }
@@ -132,21 +132,21 @@ std::vector<fit::GemmPoint> two_a100_rows() {
 
 TEST_CASE("a GEMM table measured on another GPU: each shape's roofline efficiency there, on the simulated GPU's rates") {
   const fit::GemmTable table(two_a100_rows());
-  const fit::GemmRates a100_80{312e12, 1584e9}, a100_40{312e12, 1366e9}, h100{989e12, 2495e9};
+  const fit::GemmRates a100_80{312e12, 2039e9}, a100_40{312e12, 1555e9}, h100{989e12, 3350e9};
   // On the GPU it measured: the measured times.
   CHECK(table.predict_time_on(1, 4096, 4096, "bf16", a100_80, a100_80) == doctest::Approx(24e-6).scale(0).epsilon(1e-12));
   CHECK(table.predict_time_on(8192, 4096, 4096, "bf16", a100_80, a100_80) == doctest::Approx(1100e-6).scale(0).epsilon(1e-12));
-  // On the 40 GB card: the memory-bound shape at the same share of HBM, 24 us x 1584 / 1366 = 27.83 us; the
+  // On the 40 GB card: the memory-bound shape at the same share of HBM, 24 us x 2039 / 1555 = 31.47 us; the
   // compute-bound one at the same share of the same peak, 1100 us.
-  CHECK(table.predict_time_on(1, 4096, 4096, "bf16", a100_80, a100_40) == doctest::Approx(24e-6 * 1584 / 1366).scale(0).epsilon(1e-12));
+  CHECK(table.predict_time_on(1, 4096, 4096, "bf16", a100_80, a100_40) == doctest::Approx(24e-6 * 2039 / 1555).scale(0).epsilon(1e-12));
   CHECK(table.predict_time_on(8192, 4096, 4096, "bf16", a100_80, a100_40) == doctest::Approx(1100e-6).scale(0).epsilon(1e-12));
-  // On an H100 (989 TFLOP/s, 2495 GB/s): 1100 us x 312 / 989 = 347.0 us (still compute-bound: 201.3 MB / 2495 GB/s = 80.7 us),
-  // and the GEMV 24 us x 1584 / 2495 = 15.24 us.
+  // On an H100 (989 TFLOP/s, 3350 GB/s): 1100 us x 312 / 989 = 347.0 us (still compute-bound: 167.8 MB / 3350 GB/s = 50.1 us),
+  // and the GEMV 24 us x 2039 / 3350 = 14.61 us.
   CHECK(table.predict_time_on(8192, 4096, 4096, "bf16", a100_80, h100) == doctest::Approx(1100e-6 * 312 / 989).scale(0).epsilon(1e-12));
-  CHECK(table.predict_time_on(1, 4096, 4096, "bf16", a100_80, h100) == doctest::Approx(24e-6 * 1584 / 2495).scale(0).epsilon(1e-12));
+  CHECK(table.predict_time_on(1, 4096, 4096, "bf16", a100_80, h100) == doctest::Approx(24e-6 * 2039 / 3350).scale(0).epsilon(1e-12));
 }
 
-TEST_CASE("a calibration's GEMM and HBM tables carry to another GPU through its rates, and the run says so") {
+TEST_CASE("a calibration's GEMM and HBM tables carry to another GPU through its datasheet rates, and the run says so") {
   Calibration cal;
   for (const auto& p : two_a100_rows()) cal.gemm.push_back({p.op, int(p.m), int(p.n), int(p.k), p.dtype, p.time_s});
   cal.tables_gpu_spec = find_gpu("A100-SXM4-80GB"), cal.tables_gpu = "A100-SXM4-80GB";
@@ -159,13 +159,13 @@ TEST_CASE("a calibration's GEMM and HBM tables carry to another GPU through its 
   CHECK(same.hbm_Bps == 1500e9);
   CHECK(op_time(gemv, same) == doctest::Approx(24e-6).scale(0).epsilon(1e-12));
   CHECK(same.gemm_source == "the calibration's GEMM table");
-  // The 40 GB card: the copy rate at the same share of its achievable rate, 1500 x 1366 / 1584 = 1293.6 GB/s; the
-  // GEMV's efficiency on the 80 GB card's copy rate applied to that one: 24 us x 1500 / 1293.6 = 24 x 1584 / 1366.
+  // The 40 GB card (HBM 1555 GB/s on its datasheet, the 80 GB card's 2039): the copy rate at the same share,
+  // 1500 x 1555 / 2039 = 1143.9 GB/s; the GEMV at the same share of the datasheet bandwidth, 24 us x 2039 / 1555.
   const GpuModel other = gpu_model(*find_gpu("A100-SXM4-40GB"), s, &cal, 2);
-  CHECK(other.hbm_Bps == doctest::Approx(1500e9 * 1366 / 1584).scale(0).epsilon(1e-12));
-  CHECK(op_time(gemv, other) == doctest::Approx(24e-6 * 1584 / 1366).scale(0).epsilon(1e-9));
+  CHECK(other.hbm_Bps == doctest::Approx(1500e9 * 1555 / 2039).scale(0).epsilon(1e-12));
+  CHECK(op_time(gemv, other) == doctest::Approx(24e-6 * 2039 / 1555).scale(0).epsilon(1e-9));
   CHECK(other.gemm_source == "the calibration's GEMM table, measured on A100-SXM4-80GB and carried to A100-SXM4-40GB through each "
-                             "shape's roofline (HBM 1500 against 1294 GB/s, 312 against 312 TFLOP/s)");
+                             "shape's roofline (HBM 2039 against 1555 GB/s, 312 against 312 TFLOP/s)");
 }
 
 TEST_CASE("the GPU a GEMM or HBM table names: its '# gpu:' line, and a calibration file's top-level gpu") {

@@ -101,7 +101,7 @@ def solve(rows, fit_sequences):
     saa = sum(a * a for _, _, a, _ in rows)
     sar = sum(a * (m - s) for m, s, a, _ in rows)
     if not fit_sequences:
-        return sar / saa, 0.0
+        return max(sar / saa, 0.0), 0.0
     sbb, sab = sum(b * b for *_, b in rows), sum(a * b for _, _, a, b in rows)
     sbr = sum(b * (m - s) for m, s, _, b in rows)
     det = saa * sbb - sab * sab
