@@ -370,6 +370,11 @@ int fit_command(int argc, char** argv) {
     std::cout << fmt::format("{}: HBM copy bandwidth {:.0f} GB/s (read + write)\n", hbm_path, cal.hbm->bw_Bps / 1e9);
   }
   cal.gpu = tables_gpu(curve.gpu_name, {gemm_path, hbm_path});
+  // The options that shaped the fit follow the files on the first line, so that it can be refitted.
+  for (const auto& [flag, value] : {std::pair{"--platform", &platform_path}, {"--gpus", &gpus_text}, {"--gpu", &curve.gpu_name},
+                                    {"--op", &op_text}, {"--path-class", &path_class}, {"--nccl-version", &nccl_version},
+                                    {"--net-transport", &net_transport}, {"--protocol", &protocol}, {"--algorithm", &algorithm}})
+    if (!value->empty()) cal.files.insert(cal.files.end(), {flag, *value});
   std::string yaml = fit::calibration_yaml(cal);
   if (!launch_path.empty()) {
     const fit::LaunchFit launch = fit::parse_launch_csv(read_input_file(launch_path), launch_path);

@@ -42,7 +42,7 @@
 namespace tpsim::fit {
 
 struct CalibrationInputs {
-  std::vector<std::string> files;  // as the user named them, for the first comment line
+  std::vector<std::string> files;  // as the user named them, then the options that shaped the fit: the first comment line
   std::vector<CollectiveFit> collectives;
   std::optional<GemmTable> gemm;
   std::optional<HbmFit> hbm;

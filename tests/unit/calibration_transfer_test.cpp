@@ -135,7 +135,7 @@ TEST_CASE("an 8-rank latency moved to 2 ranks keeps its ratio, not a negative su
 }
 
 TEST_CASE("a fit without wire rates (no --platform) moves its latency to 2 ranks by the same ratio") {
-  // The DGX H100 fit of calibrate/fitted/h100.yaml has no wire rate. Before: its 8-rank latency was
+  // A fit without a wire rate (calibrate/fitted/h100.yaml until session 35). Before: its 8-rank latency was
   // moved by hops, L_fit + (steps(direct, 2) - steps(ring, 8)) x hop, and a low intercept fell
   // below NCCL's base latency. Now, as with a wire rate: L = L_fit / default(ring, 8) x
   // default(direct, 2) = 1.5 x (8.4 + 2 x 8.8) us; the bandwidth stays absolute (200 GB/s).
