@@ -66,6 +66,23 @@ const GpuSpec* other_tables_gpu(const Calibration* cal, const GpuSpec& spec) {
   return cal && cal->tables_gpu_spec && cal->tables_gpu_spec->name != spec.name ? cal->tables_gpu_spec : nullptr;
 }
 
+// Sets g's GEMM lookup to the calibration's table, when it has one for the weights' type: on the
+// GPU it measured as measured; on another, carried by roofline ratio on the datasheet rates, as
+// the kernel surface does (the GPU table's achievable rates come from different benchmarks).
+bool use_calibrated_gemms(GpuModel& g, const GpuSpec& spec, const Calibration& cal, double compute_bytes) {
+  const GpuSpec* measured_on = other_tables_gpu(&cal, spec);
+  const fit::GemmRates measured = measured_on ? fit::GemmRates{peak_flops_of(*measured_on, compute_bytes), measured_on->hbm_peak_Bps}
+                                              : fit::GemmRates{g.peak_flops, g.hbm_Bps};
+  const fit::GemmRates target = measured_on ? fit::GemmRates{g.peak_flops, spec.hbm_peak_Bps} : measured;
+  if (cal.gemm.empty() || !(g.gemm_lookup = calibrated_gemms(cal, compute_bytes, measured, target))) return false;
+  g.gemm_source = measured_on ? fmt::format("the calibration's GEMM table, measured on {} and carried to {} through each shape's "
+                                            "roofline (HBM {:.0f} against {:.0f} GB/s, {:.0f} against {:.0f} TFLOP/s)",
+                                            measured_on->name, spec.name, measured.hbm_bw_Bps / 1e9, target.hbm_bw_Bps / 1e9,
+                                            measured.peak_flops / 1e12, target.peak_flops / 1e12)
+                              : "the calibration's GEMM table";
+  return true;
+}
+
 }  // namespace
 
 GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes) {
@@ -88,18 +105,8 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   const bool roofline = s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps;  // the scenario sets it
   g.small_kernel_s = roofline ? 0 : surface.small_kernel_s;
   g.hbm_peak_Bps = spec.hbm_peak_Bps;
-  // Another GPU's table carries by roofline ratio on the datasheet rates, as the kernel surface does
-  // (the GPU table's achievable rates come from different benchmarks, GPU by GPU).
-  const fit::GemmRates measured = measured_on ? fit::GemmRates{peak_flops_of(*measured_on, compute_bytes), measured_on->hbm_peak_Bps}
-                                              : fit::GemmRates{g.peak_flops, g.hbm_Bps};
-  const fit::GemmRates target = measured_on ? fit::GemmRates{g.peak_flops, spec.hbm_peak_Bps} : measured;
-  if (cal && !cal->gemm.empty() && (g.gemm_lookup = calibrated_gemms(*cal, compute_bytes, measured, target))) {
-    g.gemm_source = measured_on ? fmt::format("the calibration's GEMM table, measured on {} and carried to {} through each shape's "
-                                              "roofline (HBM {:.0f} against {:.0f} GB/s, {:.0f} against {:.0f} TFLOP/s)",
-                                              measured_on->name, spec.name, measured.hbm_bw_Bps / 1e9, target.hbm_bw_Bps / 1e9,
-                                              measured.peak_flops / 1e12, target.peak_flops / 1e12)
-                                : "the calibration's GEMM table";
-  } else if (roofline) {
+  if (cal && use_calibrated_gemms(g, spec, *cal, compute_bytes)) return g;
+  if (roofline) {
     g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario), no small-kernel floor";
   } else {
     g.gemm_lookup = memoised_by_shape([&surface, peak = g.peak_flops, hbm = g.hbm_peak_Bps](const Op& op) {
