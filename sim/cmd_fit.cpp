@@ -106,28 +106,26 @@ std::string box_class(const CollectiveModel& reference, const std::vector<int>& 
   return class_key(g.worst_class, g.staged);
 }
 
-// The GPU the GEMM and HBM tables were measured on, as tpsim names it: --gpu, else the tables'
-// `# gpu: NAME` lines (which must agree), else "" (a run then applies them as measured to whatever
-// GPU it simulates). Says which, when there are tables.
-std::string tables_gpu(const std::string& option, const std::vector<std::string>& tables) {
-  if (std::all_of(tables.begin(), tables.end(), [](const std::string& t) { return t.empty(); })) return "";
-  const auto known = [](const std::string& name, const Location& where, const std::string& what) {
-    if (const GpuSpec* gpu = find_gpu_any_name(name)) return gpu->name;
-    throw InputError(where, fmt::format("{}: unknown GPU model '{}'{}", what, name, gpu_name_hint(name)));
-  };
-  std::string found, from;
-  if (!option.empty()) {
-    found = known(option, {}, "--gpu"), from = "--gpu";
-  } else {
-    for (const std::string& table : tables) {
-      const auto declared = table.empty() ? std::nullopt : fit::declared_gpu(read_input_file(table));
-      if (!declared) continue;
-      const std::string name = known(declared->name, {table, declared->line, declared->col}, "'# gpu:'");
-      if (!found.empty() && name != found)
-        throw InputError({table, declared->line, declared->col},
-                         fmt::format("'# gpu:': {} here, {} in {}: fit the tables of one GPU together", name, found, from));
-      if (found.empty()) found = name, from = fmt::format("{} line {}", table, declared->line);
-    }
+// A GEMM or HBM table: its path and text ("" and "" when not given).
+struct TableText {
+  std::string path, text;
+};
+
+// The GPU the GEMM and HBM tables were measured on, as tpsim names it: --gpu (`option`, already
+// found in the GPU table), else the tables' `# gpu: NAME` lines (which must agree), else "" (a run then
+// applies them as measured to whatever GPU it simulates). Says which, when there are tables.
+std::string tables_gpu(const GpuSpec* option, const std::vector<TableText>& tables) {
+  if (std::all_of(tables.begin(), tables.end(), [](const TableText& t) { return t.path.empty(); })) return "";
+  std::string found = option ? option->name : "", from = option ? "--gpu" : "";
+  for (const TableText& table : tables) {
+    const auto declared = option ? std::nullopt : fit::declared_gpu(table.text);
+    if (!declared) continue;
+    const Location where{table.path, declared->line, declared->col};
+    const GpuSpec* gpu = find_gpu_any_name(declared->name);
+    if (!gpu) throw InputError(where, fmt::format("'# gpu:': unknown GPU model '{}'{}", declared->name, gpu_name_hint(declared->name)));
+    if (!found.empty() && gpu->name != found)
+      throw InputError(where, fmt::format("'# gpu:': {} here, {} in {}: fit the tables of one GPU together", gpu->name, found, from));
+    if (found.empty()) found = gpu->name, from = fmt::format("{} line {}", table.path, declared->line);
   }
   std::cout << (found.empty() ? std::string("  note: the GEMM/HBM tables do not say their GPU (a '# gpu: NAME' line, or --gpu): a run "
                                             "applies them as measured to whatever GPU it simulates\n")
@@ -353,8 +351,10 @@ int fit_command(int argc, char** argv) {
     fitted.push_back({log, text, cls, f});
     cal.collectives.push_back(std::move(f));
   }
+  const TableText gemm{gemm_path, gemm_path.empty() ? "" : read_input_file(gemm_path)},
+      hbm{hbm_path, hbm_path.empty() ? "" : read_input_file(hbm_path)};
   if (!gemm_path.empty()) {
-    cal.gemm = fit::parse_gemm_csv(read_input_file(gemm_path), gemm_path);
+    cal.gemm = fit::parse_gemm_csv(gemm.text, gemm_path);
     cal.files.push_back(gemm_path);
     const fit::GemmCrossCheck check = fit::cross_check(*cal.gemm);
     std::cout << fmt::format(
@@ -365,11 +365,11 @@ int fit_command(int argc, char** argv) {
         check.worst_point.n, check.worst_point.k, check.peak_flops / 1e12, check.hbm_bw_Bps / 1e9);
   }
   if (!hbm_path.empty()) {
-    cal.hbm = fit::parse_hbm_csv(read_input_file(hbm_path), hbm_path);
+    cal.hbm = fit::parse_hbm_csv(hbm.text, hbm_path);
     cal.files.push_back(hbm_path);
     std::cout << fmt::format("{}: HBM copy bandwidth {:.0f} GB/s (read + write)\n", hbm_path, cal.hbm->bw_Bps / 1e9);
   }
-  cal.gpu = tables_gpu(curve.gpu_name, {gemm_path, hbm_path});
+  cal.gpu = tables_gpu(curve_setup.gpu, {gemm, hbm});
   // The options that shaped the fit follow the files on the first line, so that it can be refitted.
   for (const auto& [flag, value] : {std::pair{"--platform", &platform_path}, {"--gpus", &gpus_text}, {"--gpu", &curve.gpu_name},
                                     {"--op", &op_text}, {"--path-class", &path_class}, {"--nccl-version", &nccl_version},

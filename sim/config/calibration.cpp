@@ -179,9 +179,8 @@ Calibration read_calibration(const YAML::Node& root, const std::string& path) {
   if (m.has("gemm"))
     for (const auto& n : m.node("gemm")) c.gemm.push_back(read_gemm(YamlMap(path, n, "a GEMM point")));
   if (m.has("gpu")) {
-    c.tables_gpu_spec = find_gpu_any_name(m.str("gpu"));
-    if (!c.tables_gpu_spec) m.fail(m.node("gpu"), fmt::format("unknown GPU model '{}'{}", m.str("gpu"), gpu_name_hint(m.str("gpu"))));
-    c.tables_gpu = c.tables_gpu_spec->name;
+    c.tables_gpu = find_gpu_any_name(m.str("gpu"));
+    if (!c.tables_gpu) m.fail(m.node("gpu"), fmt::format("unknown GPU model '{}'{}", m.str("gpu"), gpu_name_hint(m.str("gpu"))));
   }
   if (m.has("hbm_copy_bandwidth")) c.hbm_copy_Bps = m.quantity("hbm_copy_bandwidth", Quantity::bandwidth);
   if (m.has("kernel_launch")) c.kernel_launch_s = m.quantity("kernel_launch", Quantity::time);

@@ -78,10 +78,9 @@ struct Calibration {
   std::string written_from;  // what `tpsim fit` read (its header line, or a top-level `source:`); "" when not said
   std::vector<CollectiveCalibration> collectives;
   std::vector<GemmPoint> gemm;
-  // The GPU the GEMM and HBM tables were measured on ("" when the file does not say): on another
-  // GPU a run carries their efficiencies through that GPU's rates (sim/model/step_cost.cpp).
-  std::string tables_gpu;
-  const GpuSpec* tables_gpu_spec = nullptr;
+  // The GPU the GEMM and HBM tables were measured on (nullptr when the file does not say): on
+  // another GPU a run carries their efficiencies through that GPU's rates (sim/model/step_cost.cpp).
+  const GpuSpec* tables_gpu = nullptr;
   std::optional<double> hbm_copy_Bps;
   std::optional<double> kernel_launch_s;
   std::optional<double> graph_launch_s;

@@ -177,10 +177,10 @@ std::vector<std::string> grounding_of(const Calibration* cal, const std::string&
                               e.residual_median ? fmt::format(", fit residuals median {:.1f}%", *e.residual_median * 100) : ""));
     if (!cal->gemm.empty())
       g.push_back(fmt::format("  GEMM times: {} measured shapes {}", cal->gemm.size(),
-                              cal->tables_gpu.empty()        ? fmt::format("(the file does not record the GPU; applied as measured to {})", gpu_model)
-                              : cal->tables_gpu == gpu_model ? fmt::format("on {}", gpu_model)
-                                                             : fmt::format("on {}, carried to {} through each shape's roofline",
-                                                                           cal->tables_gpu, gpu_model)));
+                              !cal->tables_gpu                     ? fmt::format("(the file does not record the GPU; applied as measured to {})", gpu_model)
+                              : cal->tables_gpu->name == gpu_model ? fmt::format("on {}", gpu_model)
+                                                                   : fmt::format("on {}, carried to {} through each shape's roofline",
+                                                                                 cal->tables_gpu->name, gpu_model)));
     if (cal->collectives.empty()) g.push_back("  collectives: none in the file, datasheet defaults");
     if (cal->gemm.empty()) g.push_back(fmt::format("  GEMMs: none in the file, {} datasheet defaults", gpu_model));
   }

@@ -63,14 +63,14 @@ double peak_flops_of(const GpuSpec& gpu, double compute_bytes) {
 // The GPU a calibration's GEMM and HBM tables measured, when it is not `spec` (nullptr otherwise,
 // or when the file does not say).
 const GpuSpec* other_tables_gpu(const Calibration* cal, const GpuSpec& spec) {
-  return cal && cal->tables_gpu_spec && cal->tables_gpu_spec->name != spec.name ? cal->tables_gpu_spec : nullptr;
+  return cal && cal->tables_gpu && cal->tables_gpu->name != spec.name ? cal->tables_gpu : nullptr;
 }
 
 // Sets g's GEMM lookup to the calibration's table, when it has one for the weights' type: on the
-// GPU it measured as measured; on another, carried by roofline ratio on the datasheet rates, as
-// the kernel surface does (the GPU table's achievable rates come from different benchmarks).
-bool use_calibrated_gemms(GpuModel& g, const GpuSpec& spec, const Calibration& cal, double compute_bytes) {
-  const GpuSpec* measured_on = other_tables_gpu(&cal, spec);
+// GPU it measured as measured; on another (`measured_on`, other_tables_gpu), carried by roofline
+// ratio on the datasheet rates, as the kernel surface does (the GPU table's achievable rates come
+// from different benchmarks).
+bool use_calibrated_gemms(GpuModel& g, const GpuSpec& spec, const Calibration& cal, const GpuSpec* measured_on, double compute_bytes) {
   const fit::GemmRates measured = measured_on ? fit::GemmRates{peak_flops_of(*measured_on, compute_bytes), measured_on->hbm_peak_Bps}
                                               : fit::GemmRates{g.peak_flops, g.hbm_Bps};
   const fit::GemmRates target = measured_on ? fit::GemmRates{g.peak_flops, spec.hbm_peak_Bps} : measured;
@@ -105,7 +105,7 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
   const bool roofline = s.hardware.matmul_efficiency || s.hardware.hbm_bandwidth_Bps;  // the scenario sets it
   g.small_kernel_s = roofline ? 0 : surface.small_kernel_s;
   g.hbm_peak_Bps = spec.hbm_peak_Bps;
-  if (cal && use_calibrated_gemms(g, spec, *cal, compute_bytes)) return g;
+  if (cal && use_calibrated_gemms(g, spec, *cal, measured_on, compute_bytes)) return g;
   if (roofline) {
     g.gemm_source = "roofline (hardware.matmul_efficiency / hbm_bandwidth set in the scenario), no small-kernel floor";
   } else {

@@ -149,7 +149,7 @@ TEST_CASE("a GEMM table measured on another GPU: each shape's roofline efficienc
 TEST_CASE("a calibration's GEMM and HBM tables carry to another GPU through its datasheet rates, and the run says so") {
   Calibration cal;
   for (const auto& p : two_a100_rows()) cal.gemm.push_back({p.op, int(p.m), int(p.n), int(p.k), p.dtype, p.time_s});
-  cal.tables_gpu_spec = find_gpu("A100-SXM4-80GB"), cal.tables_gpu = "A100-SXM4-80GB";
+  cal.tables_gpu = find_gpu("A100-SXM4-80GB");
   cal.hbm_copy_Bps = 1500e9;  // measured on the 80 GB card
   Scenario s;
   Op gemv;
@@ -176,6 +176,6 @@ TEST_CASE("the GPU a GEMM or HBM table names: its '# gpu:' line, and a calibrati
   CHECK(declared->col == 8);
   CHECK_FALSE(fit::declared_gpu("# no gpu here\nop,m,n,k,dtype,time_us,tflops,eff_bw_GBps\n"));
   // The calibration file keeps tpsim's name; an unknown one is a located error.
-  CHECK(parse_calibration("gpu: NVIDIA A100-SXM4-80GB\n", "c.yaml").tables_gpu == "A100-SXM4-80GB");
+  CHECK(parse_calibration("gpu: NVIDIA A100-SXM4-80GB\n", "c.yaml").tables_gpu->name == "A100-SXM4-80GB");
   CHECK_THROWS_WITH_AS(parse_calibration("gpu: Quadro 9000\n", "c.yaml"), "c.yaml:1:6: error: unknown GPU model 'Quadro 9000'", InputError);
 }
