@@ -82,8 +82,8 @@ std::optional<std::string> largest_size_note(const fit::NcclLog& log, const Coll
   const double measured_us = timed->out_of_place.time_us;
   const double modelled_us = reference.plan(log.op, double(timed->size_B), gpus).time_s() * 1e6;
   return fmt::format("at its largest size, {}, the log measured {:.1f} us where this platform's links give {:.1f} us uncalibrated: "
-                     "the box runs at {:.2f} x that pace, which a calibration from it carries, as fractions of the links' rates, to the "
-                     "boxes it is used on",
+                     "the box runs at {:.2f} x that pace, which a calibration from it carries, as fractions of the default model's rates, "
+                     "to the boxes it is used on",
                      format_size(double(timed->size_B)), measured_us, modelled_us, modelled_us / measured_us);
 }
 
@@ -318,6 +318,11 @@ int fit_command(int argc, char** argv) {
       fit::annotate_transfer(f, box->raw_Bps, nvls_above_Bps(*box));
       if (opt.forced_algorithm)
         for (auto& line : f.protocols) line.algorithm = *opt.forced_algorithm;
+      for (int i = 0; i < 3; ++i) {
+        auto& line = f.protocols[i];
+        const double model_Bps = reference->default_bus_Bps(static_cast<Protocol>(i), line.algorithm, log.op, gpus);
+        if (model_Bps > 0 && line.constrained) line.model_fraction = line.bus_bw_Bps / model_Bps;
+      }
       f.cpu_vendor = topo->platform().cpu_vendor;
       if (box->nodes > 1) {
         const std::string& logged = settings.net_transport;

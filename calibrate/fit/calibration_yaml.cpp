@@ -39,6 +39,7 @@ std::string protocols_block(const CollectiveFit& c) {
     std::string transfer;
     if (p.wire_fraction)
       transfer = fmt::format(", wire_fraction: {}, algorithm: {}", format_significant(*p.wire_fraction, 4), algorithm_name(p.algorithm));
+    if (p.model_fraction) transfer += fmt::format(", model_fraction: {}", format_significant(*p.model_fraction, 4));
     if (p.constrained && !p.latency_measured) transfer += ", latency_measured: false";
     if (p.constrained && !p.bandwidth_measured) transfer += ", bandwidth_measured: false";
     out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}{}, fitted: {} }}", name, us(p.latency_s) + ",",

@@ -63,6 +63,9 @@ struct ProtocolFit {
   bool latency_measured = true, bandwidth_measured = true;
   // Set by annotate_transfer: the bus bandwidth over the fitted rings' wire rate, and the algorithm.
   std::optional<double> wire_fraction = std::nullopt;
+  // Set by tpsim fit, which has the default model: the bus bandwidth over the model's default for
+  // the line's algorithm and protocol on the fitted group.
+  std::optional<double> model_fraction = std::nullopt;
   Algorithm algorithm = Algorithm::ring;
 };
 

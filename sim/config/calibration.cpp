@@ -117,7 +117,8 @@ CollectiveCalibration read_collective(const YamlMap& m) {
   for (Protocol p : ALL_PROTOCOLS) {
     if (!protocols.has(protocol_name(p))) continue;
     YamlMap f = protocols.map(protocol_name(p));
-    f.check_keys({"latency", "bus_bandwidth", "fitted", "wire_fraction", "algorithm", "latency_measured", "bandwidth_measured"});
+    f.check_keys({"latency", "bus_bandwidth", "fitted", "wire_fraction", "model_fraction", "algorithm", "latency_measured",
+                  "bandwidth_measured"});
     ProtocolFit fit{f.quantity("latency", Quantity::time), f.quantity("bus_bandwidth", Quantity::bandwidth),
                     f.boolean_or("fitted", true)};
     if (fit.bus_bw_Bps <= 0) f.fail(f.node("bus_bandwidth"), "'bus_bandwidth' must be positive");
@@ -125,6 +126,12 @@ CollectiveCalibration read_collective(const YamlMap& m) {
       fit.wire_fraction = f.number("wire_fraction");
       if (!(*fit.wire_fraction > 0 && *fit.wire_fraction <= 4))
         f.fail(f.node("wire_fraction"), "'wire_fraction' must be in (0, 4]: the bus bandwidth over the fitted wire rate");
+    }
+    if (f.has("model_fraction")) {
+      fit.model_fraction = f.number("model_fraction");
+      if (!(*fit.model_fraction > 0))
+        f.fail(f.node("model_fraction"), "'model_fraction' must be positive: the bus bandwidth over the default model's on the fitted group");
+      if (!fit.wire_fraction) f.fail(f.node("model_fraction"), "'model_fraction' needs 'wire_fraction' beside it");
     }
     if (f.has("algorithm")) fit.algorithm = read_name(f, "algorithm", ALL_ALGORITHMS, algorithm_name);
     // A copy the data did not constrain (fitted: false) measured neither term: runs take the defaults.

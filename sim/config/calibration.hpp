@@ -24,6 +24,11 @@ struct ProtocolFit {
   // (none when the fit did not know the box's links), and the algorithm the line ran (nvls when
   // its bus bandwidth is above the wire rate, which only in-switch reduction reaches).
   std::optional<double> wire_fraction = std::nullopt;
+  // The bus bandwidth over the default model's for the line's algorithm and protocol on the fitted
+  // group (CollectiveModel::default_bus_Bps): how far the box ran from the pace the model gives its
+  // links, which carries through the target's default where the bound moves to another link (an
+  // NVLS tree bound by 400 GB/s of NICs on B200, by its NVLink ports on H100).
+  std::optional<double> model_fraction = std::nullopt;
   Algorithm algorithm = Algorithm::ring;
   bool latency_measured = true;    // the latency term is a real share of the time at a size where the line runs
   bool bandwidth_measured = true;  // likewise the bandwidth term

@@ -127,6 +127,14 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (t.worst_class == PathClass::NET && e.wire_Bps && !same_nics && !inside)
     return {fallback, "default", fmt::format("{}: a network fit is not carried to other NICs ({} on the target's rings{})", line,
                                              gbps(t.raw_Bps), ", fitted on " + gbps(*e.wire_Bps))};
+  // A host-staged line is the pace of copies through host memory, a P2P line that of the GPUs' own
+  // reads and writes: neither says anything of the other, even at the fitted GPUs and rank count (a 4x A100 PCIe box staged at 5.2 GB/s,
+  // carried to a P2P box through either rate, took its median error from 31% to 57%).
+  // Staged: an SHM entry (staged within a socket), or one with a fitted copy rate.
+  const bool fitted_staged = e.path_class == "SHM" || e.host_copy_Bps || e.socket_copy_Bps;
+  if (fitted_staged != t.staged)
+    return {fallback, "default", fmt::format("{}: a {} fit is not carried to {} paths", line, fitted_staged ? "host-staged" : "P2P",
+                                             t.staged ? "host-staged" : "P2P")};
   // NVLink's achieved share of its wire is its generation's (the links and the SMs that drive them):
   // an A100 NVLink3 fit's Simple line reaches 0.70-0.78, the held-out V100 NVLink2 mesh 0.87, and
   // carrying the A100 fit there took 16.7% to 20.7% median error. It stays within a generation.
@@ -172,11 +180,24 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const std::string staged_how = staged_bus_bw(e, p, t, f, c);
   const double wire_fraction = carry_latency ? *f.wire_fraction : wire_fraction_with_default_latency(e, f, fitted_latency, default_on_fitted);
   const bool carry_bandwidth = f.bandwidth_measured || faithful;
-  if (carry_bandwidth && staged_how.empty()) c.bus_bw_Bps = wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
+  // A model fraction carries through the target's default line (its caps, its NVLS and tree bounds,
+  // its nodes); a file without one through the wire rate.
+  const double model_default_Bps = fallback.bus_bw_Bps / fallback.tree_correction;
+  const double model_fraction = f.model_fraction.value_or(0) * wire_fraction / *f.wire_fraction;  // 0: none
+  if (carry_bandwidth && staged_how.empty())
+    c.bus_bw_Bps = model_fraction > 0 ? model_fraction * model_default_Bps : wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
-  how += !staged_how.empty()     ? staged_how
-         : carry_bandwidth      ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{}{} = {}", wire_fraction * nvls_scale,
+  how += !staged_how.empty()                ? staged_how
+         : carry_bandwidth && model_fraction > 0 ? fmt::format(", bus bandwidth {:.3f} of the default {} {} line's {} on the target{} = {}",
+                                                           model_fraction, algorithm_name(a), protocol_name(p), gbps(model_default_Bps),
+                                                           model_fraction != *f.model_fraction
+                                                               ? fmt::format(" (the line's {:.3f} with the default latency in place of its "
+                                                                             "own, through its time at its largest measured size)",
+                                                                             *f.model_fraction)
+                                                               : "",
+                                                           gbps(c.bus_bw_Bps))
+         : carry_bandwidth                   ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{}{} = {}", wire_fraction * nvls_scale,
                                             gbps(t.raw_Bps),
                                             nodes_scale != 1.0 ? fmt::format(" x {:.3f} (the default {} bandwidth on {} nodes over that on the fitted {})",
                                                                              nodes_scale, algorithm_name(a), t.nodes, e.nodes)

@@ -120,6 +120,11 @@ double nodes_scale(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary&
 
 }  // namespace
 
+double CollectiveModel::default_bus_Bps(Protocol p, Algorithm a, CollectiveOp op, const std::vector<int>& gpus) const {
+  const LineCosts c = default_costs(p, a, op, summary(op, gpus), 0, spec_.nccl_version, 0);
+  return c.bus_bw_Bps / c.tree_correction;
+}
+
 LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& g, double size_B,
                                  double sharing) const {
   const int n = g.nranks;

@@ -85,6 +85,9 @@ public:
   std::vector<double> resource_capacities() const;
   // The group's rings as the tuner sees them (path class, wire rate, NVLS, nodes, GPU).
   GroupSummary summary(CollectiveOp op, const std::vector<int>& gpus) const;
+  // The default model's bus bandwidth of (algorithm, protocol) on the group, uncontended and without
+  // NCCL's medium-size tree factor: what a fitted line's model_fraction is measured against.
+  double default_bus_Bps(Protocol p, Algorithm a, CollectiveOp op, const std::vector<int>& gpus) const;
   // What a group should know that the scenario does not say: what the given NCCL release lacks;
   // across nodes, over AWS EFA with the protocol left to NCCL, aws-ofi-nccl's NCCL_PROTO=simple, and
   // without a calibration of as many nodes, how far the defaults have been checked there.

@@ -1,5 +1,6 @@
 // A calibration carries to another box through ratios to the default model: the bus bandwidth
-// as a fraction of the fitted rings' wire rate, times the target's; the latency, less serial
+// as a fraction of the default line on the fitted group, times the target's (without that
+// fraction in the file, as most cases below build: of the fitted rings' wire rate, times the target's); the latency, less serial
 // launches, over the default latency of the algorithm the log ran at its rank count, times the
 // default of the target's algorithm at the target's rank count. No engine.
 #include <doctest/doctest.h>
@@ -433,4 +434,77 @@ TEST_CASE("on the box it measured, run as it ran, a line replays whole: a bandwi
   CHECK(q.protocol == Protocol::LL);
   CHECK(q.bus_bw_Bps == doctest::Approx(42e9).scale(0));  // the default: Ampere's LL cap, 42 GB/s
   CHECK(has_note(other, "applied: ring LL line of fit.log (8 ranks, A100-SXM4-80GB): latency fitted x"));
+}
+
+TEST_CASE("a line carries as its fraction of the default model's line: an NVLS tree fitted on B200 nodes, run on H100 nodes") {
+  // Both boxes: 2 nodes of 8 GPUs, 8 x 50 GB/s NICs a node (W = 400 GB/s). The default NVLS tree's
+  // bus bandwidth is 30/16 x min(port x 0.56 x generation share, NICs 400 x 0.92):
+  //   B200 (900 GB/s ports, share 0.74/0.85): min(438.8, 368) = 368 -> 690 GB/s, the NICs bind;
+  //   H100 (450 GB/s ports): min(252, 368) = 252 -> 472.5 GB/s, the NVLink ports bind.
+  // A B200 line at 0.94 of its default (648.6 GB/s, 1.62 W) runs at 0.94 x 472.5 on H100, not 1.62 W.
+  const double W = 400e9, b200_default = 690e9, h100_default = 472.5e9;
+  Calibration cal = simple_line(200e-6, 0.94 * b200_default, W, Algorithm::nvls_tree);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "B200-SXM-180GB";
+  e.protocols[2]->model_fraction = 0.94;
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "nvls";
+  CollectiveModel model(topo, spec, &cal);
+  std::vector<int> gpus(16);
+  for (int i = 0; i < 16; ++i) gpus[i] = i;
+  CHECK(model.default_bus_Bps(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, gpus) ==
+        doctest::Approx(h100_default).scale(0).epsilon(1e-3));
+  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, gpus);
+  CHECK(p.algorithm == Algorithm::nvls_tree);
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.94 * h100_default).scale(0).epsilon(1e-3));
+  CHECK(has_note(model, "extrapolated: nvls_tree Simple line of fit.log (16 ranks, B200-SXM-180GB): latency default (fitted on "
+                        "B200-SXM-180GB, not H100-SXM5-80GB: a latency is the GPU's and its stack's), bus bandwidth 0.940 of the "
+                        "default nvls_tree Simple line's 473 GB/s on the target = 444 GB/s"));
+}
+
+TEST_CASE("a host-staged fit is not carried to P2P paths, nor a P2P fit to host-staged ones") {
+  // A SYS entry that fitted a host copy (staged across sockets at 5 GB/s) on the Azure NC A100 v4
+  // box, whose AMD host runs P2P across SYS with NCCL 2.17: the defaults, and a note; likewise an
+  // SYS entry without copy rates (P2P) on the dual-socket Intel box where SYS pairs are staged, even
+  // at the rank count, wire rate and GPU it was fitted with.
+  Calibration staged = simple_line(40e-6, 5e9, 24e9, Algorithm::ring);
+  staged.collectives[0].path_class = "SYS";
+  staged.collectives[0].nranks = 4;
+  staged.collectives[0].host_copy_Bps = 5e9;
+  Topology amd(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/4xa100-pcie-80gb-nv12-pairs-azure-ncv4.xml"), {}, "",
+               "2.17");
+  CollectiveModel on_p2p(amd, {}, &staged);
+  CHECK_FALSE(on_p2p.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3}).calibrated);
+  CHECK(has_note(on_p2p, "default: ring Simple line of fit.log (4 ranks, A100-SXM4-80GB): a host-staged fit is not carried to P2P paths"));
+  Calibration p2p = simple_line(40e-6, 20e9, 24e9, Algorithm::ring);
+  p2p.collectives[0].path_class = "SYS";
+  p2p.collectives[0].nranks = 4;
+  Topology intel(load_platform_file(ROOT + "/platforms/8xa100_nvlink_pairs_dual_socket.xml"), {}, "");
+  CollectiveModel on_staged(intel, {}, &p2p);
+  CHECK_FALSE(on_staged.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 6, 7}).calibrated);
+  CHECK(has_note(on_staged, "default: ring Simple line of fit.log (4 ranks, A100-SXM4-80GB): a P2P fit is not carried to host-staged paths"));
+}
+
+TEST_CASE("a calibration file reads wire_fraction and model_fraction, and refuses bad ones where they stand") {
+  const std::string dir = tpsim::test::scratch_dir().string();
+  auto write = [&](const std::string& name, const std::string& fractions) {
+    std::ofstream(dir + "/" + name) << "collectives:\n  - source: a.log\n    op: all_reduce\n    nranks: 8\n    path_class: NVL\n"
+                                       "    wire_bandwidth: 450GBps\n    protocols:\n"
+                                       "      Simple: { latency: 60us, bus_bandwidth: 360GBps" << fractions << ", fitted: true }\n";
+    return dir + "/" + name;
+  };
+  // 360 / 450 = 0.8 of the wire; 0.9 of the default line the fit compared it with.
+  const Calibration ok = load_calibration(write("ok.yaml", ", wire_fraction: 0.8, model_fraction: 0.9"));
+  CHECK(*ok.collectives[0].protocols[2]->wire_fraction == doctest::Approx(0.8).scale(0));
+  CHECK(*ok.collectives[0].protocols[2]->model_fraction == doctest::Approx(0.9).scale(0));
+  const std::string wire = write("wire.yaml", ", wire_fraction: 5");
+  CHECK_THROWS_WITH(load_calibration(wire),
+                    (wire + ":8:71: error: 'wire_fraction' must be in (0, 4]: the bus bandwidth over the fitted wire rate").c_str());
+  const std::string zero = write("zero.yaml", ", wire_fraction: 0.8, model_fraction: 0");
+  CHECK_THROWS_WITH(load_calibration(zero), (zero + ":8:92: error: 'model_fraction' must be positive: the bus bandwidth over the "
+                                                    "default model's on the fitted group").c_str());
+  const std::string alone = write("alone.yaml", ", model_fraction: 0.9");
+  CHECK_THROWS_WITH(load_calibration(alone), (alone + ":8:72: error: 'model_fraction' needs 'wire_fraction' beside it").c_str());
 }
