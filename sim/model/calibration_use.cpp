@@ -1,4 +1,5 @@
 #include "calibration_use.hpp"
+#include "config/p2p_policy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -109,9 +110,17 @@ std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, 
   return how;
 }
 
+namespace {
+// Whether the target's nodes talk over the transport the entry was fitted on (unknown: they do).
+bool same_transport(const CollectiveCalibration& e, const GroupSummary& t) {
+  return e.net_transport.empty() || net_transport_of(e.net_transport) == t.transport;
+}
+}  // namespace
+
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
   const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
-  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
+  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) &&
+         (t.nodes == 1 || same_transport(e, t));
 }
 
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
@@ -135,6 +144,13 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (fitted_staged != t.staged)
     return {fallback, "default", fmt::format("{}: a {} fit is not carried to {} paths", line, fitted_staged ? "host-staged" : "P2P",
                                              t.staged ? "host-staged" : "P2P")};
+  // Nor to another transport of the same rate: EFA's SRD through aws-ofi-nccl, verbs over InfiniBand
+  // or RoCE and TCP sockets reach different shares of a NIC (a 2x p5 EFA fit on a 4-node H100
+  // InfiniBand cluster of the same 400 GB/s a node: 5.9% -> 21-23%).
+  if (t.worst_class == PathClass::NET && !same_transport(e, t))
+    return {fallback, "default", fmt::format("{}: a network fit is not carried to another transport (fitted over {}, the target's "
+                                             "nodes use {})",
+                                             line, e.net_transport, net_transport_names()[static_cast<int>(t.transport)])};
   // NVLink's achieved share of its wire is its generation's (the links and the SMs that drive them):
   // an A100 NVLink3 fit's Simple line reaches 0.70-0.78, the held-out V100 NVLink2 mesh 0.87, and
   // carrying the A100 fit there took 16.7% to 20.7% median error. It stays within a generation.

@@ -65,7 +65,8 @@ std::optional<std::string> below_measured_sizes(const CollectiveCalibration& e, 
 std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, Protocol p, double size_B, double bus_factor,
                                                 double default_bus_Bps, LineCosts& c);
 
-// Whether the group is what the entry measured: rank count, nodes, GPU model and wire rate.
+// Whether the group is what the entry measured: rank count, nodes, GPU model, wire rate and, across
+// nodes, the network transport.
 // Only then do the fitted size pieces (NCCL's choices on that box) apply.
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& target);
 

@@ -253,6 +253,25 @@ TEST_CASE("a network fit stays on the NICs it measured") {
   CHECK(has_note(model, "default: ring Simple line of fit.log (16 ranks, A100-SXM4-80GB): a network fit is not carried to other NICs"));
 }
 
+TEST_CASE("a network fit stays on the transport it measured, whatever the NICs' rate") {
+  // A NET line fitted over AWS EFA on rings of 400 GB/s a node (2x p5: 32 x 100 Gb/s) applied to
+  // the 2x DGX H100 InfiniBand platform (8 x 400 Gb/s, RDMA): the same rate, another transport.
+  Calibration cal = simple_line(400e-6, 300e9, 400e9, Algorithm::ring);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "H100-SXM5-80GB", e.net_transport = "efa";
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  CollectiveSpec spec;
+  spec.protocol = "Simple";
+  spec.algorithm = "ring";
+  CollectiveModel model(topo, spec, &cal);
+  std::vector<int> gpus(16);
+  for (int i = 0; i < 16; ++i) gpus[i] = i;
+  CHECK(model.summary(CollectiveOp::all_reduce, gpus).raw_Bps == doctest::Approx(400e9).scale(0));
+  CHECK_FALSE(model.plan(CollectiveOp::all_reduce, 1 << 30, gpus).calibrated);
+  CHECK(has_note(model, "default: ring Simple line of fit.log (16 ranks, H100-SXM5-80GB): a network fit is not carried to another "
+                        "transport (fitted over efa, the target's nodes use rdma)"));
+}
+
 TEST_CASE("a tree line fitted on 2 nodes moves to 4 by the default's ratio: beyond 2 nodes a tree moves 2 S through the NICs") {
   // A tree/Simple line fitted on 2 DGX H100 nodes (16 ranks) of the 16-node platform, on rings of
   // W = 8 x 50 GB/s, at 0.6 W bus bandwidth; applied to 4 of its nodes (32 ranks), the same NICs.
