@@ -9,6 +9,7 @@
 #include <array>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,23 @@ struct A100LineOnFourGpus {
   }
   const CollectivePlan& plan() { return model.plan(CollectiveOp::all_reduce, 256 << 20, gpus); }
   double raw_Bps() const { return model.summary(CollectiveOp::all_reduce, gpus).raw_Bps; }
+};
+
+// The 16 GPUs of the 2x DGX H100 InfiniBand platform (8 x 400 Gb/s NICs a node, RDMA) under `cal`,
+// with Simple and `algorithm` forced.
+struct TwoH100Nodes {
+  Topology topo{load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, ""};
+  CollectiveModel model;
+  std::vector<int> gpus = std::vector<int>(16);
+  TwoH100Nodes(const Calibration& cal, const std::string& algorithm) : model(topo, forced(algorithm), &cal) {
+    std::iota(gpus.begin(), gpus.end(), 0);
+  }
+  static CollectiveSpec forced(const std::string& algorithm) {
+    CollectiveSpec spec;
+    spec.protocol = "Simple";
+    spec.algorithm = algorithm;
+    return spec;
+  }
 };
 
 }  // namespace
@@ -242,15 +260,9 @@ TEST_CASE("a network fit stays on the NICs it measured") {
   cal.collectives[0].path_class = "NET";
   cal.collectives[0].nranks = 16;
   cal.collectives[0].nodes = 2;
-  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
-  CollectiveSpec spec;
-  spec.protocol = "Simple";
-  spec.algorithm = "ring";
-  CollectiveModel model(topo, spec, &cal);
-  std::vector<int> gpus(16);
-  for (int i = 0; i < 16; ++i) gpus[i] = i;
-  CHECK_FALSE(model.plan(CollectiveOp::all_reduce, 1 << 30, gpus).calibrated);
-  CHECK(has_note(model, "default: ring Simple line of fit.log (16 ranks, A100-SXM4-80GB): a network fit is not carried to other NICs"));
+  TwoH100Nodes box(cal, "ring");
+  CHECK_FALSE(box.model.plan(CollectiveOp::all_reduce, 1 << 30, box.gpus).calibrated);
+  CHECK(has_note(box.model, "default: ring Simple line of fit.log (16 ranks, A100-SXM4-80GB): a network fit is not carried to other NICs"));
 }
 
 TEST_CASE("a network fit stays on the transport it measured, whatever the NICs' rate") {
@@ -259,16 +271,10 @@ TEST_CASE("a network fit stays on the transport it measured, whatever the NICs' 
   Calibration cal = simple_line(400e-6, 300e9, 400e9, Algorithm::ring);
   CollectiveCalibration& e = cal.collectives[0];
   e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "H100-SXM5-80GB", e.net_transport = "efa";
-  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
-  CollectiveSpec spec;
-  spec.protocol = "Simple";
-  spec.algorithm = "ring";
-  CollectiveModel model(topo, spec, &cal);
-  std::vector<int> gpus(16);
-  for (int i = 0; i < 16; ++i) gpus[i] = i;
-  CHECK(model.summary(CollectiveOp::all_reduce, gpus).raw_Bps == doctest::Approx(400e9).scale(0));
-  CHECK_FALSE(model.plan(CollectiveOp::all_reduce, 1 << 30, gpus).calibrated);
-  CHECK(has_note(model, "default: ring Simple line of fit.log (16 ranks, H100-SXM5-80GB): a network fit is not carried to another "
+  TwoH100Nodes box(cal, "ring");
+  CHECK(box.model.summary(CollectiveOp::all_reduce, box.gpus).raw_Bps == doctest::Approx(400e9).scale(0));
+  CHECK_FALSE(box.model.plan(CollectiveOp::all_reduce, 1 << 30, box.gpus).calibrated);
+  CHECK(has_note(box.model, "default: ring Simple line of fit.log (16 ranks, H100-SXM5-80GB): a network fit is not carried to another "
                         "transport (fitted over efa, the target's nodes use rdma)"));
 }
 
@@ -467,19 +473,13 @@ TEST_CASE("a line carries as its fraction of the default model's line: an NVLS t
   CollectiveCalibration& e = cal.collectives[0];
   e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "B200-SXM-180GB";
   e.protocols[2]->model_fraction = 0.94;
-  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
-  CollectiveSpec spec;
-  spec.protocol = "Simple";
-  spec.algorithm = "nvls";
-  CollectiveModel model(topo, spec, &cal);
-  std::vector<int> gpus(16);
-  for (int i = 0; i < 16; ++i) gpus[i] = i;
-  CHECK(model.default_bus_Bps(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, gpus) ==
+  TwoH100Nodes box(cal, "nvls");
+  CHECK(box.model.default_bus_Bps(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, box.gpus) ==
         doctest::Approx(h100_default).scale(0).epsilon(1e-3));
-  const CollectivePlan& p = model.plan(CollectiveOp::all_reduce, 1 << 30, gpus);
+  const CollectivePlan& p = box.model.plan(CollectiveOp::all_reduce, 1 << 30, box.gpus);
   CHECK(p.algorithm == Algorithm::nvls_tree);
   CHECK(p.bus_bw_Bps == doctest::Approx(0.94 * h100_default).scale(0).epsilon(1e-3));
-  CHECK(has_note(model, "extrapolated: nvls_tree Simple line of fit.log (16 ranks, B200-SXM-180GB): latency default (fitted on "
+  CHECK(has_note(box.model, "extrapolated: nvls_tree Simple line of fit.log (16 ranks, B200-SXM-180GB): latency default (fitted on "
                         "B200-SXM-180GB, not H100-SXM5-80GB: a latency is the GPU's and its stack's), bus bandwidth 0.940 of the "
                         "default nvls_tree Simple line's 473 GB/s on the target = 444 GB/s"));
 }
