@@ -65,7 +65,8 @@ std::string envelope_block(const CollectiveFit& c) {
   if (hi > 0) out += fmt::format("    sizes: {{ min: {}, max: {} }}\n", bytes(lo), bytes(hi));
   if (!c.pace_note.empty()) out += fmt::format("    # {}\n", c.pace_note);
   if (c.wire_Bps)
-    out += fmt::format("    wire_bandwidth: {}   # the rings' wire rate on the fitted platform; wire_fraction = bus_bandwidth / it\n",
+    out += fmt::format("    wire_bandwidth: {}   # the rings' wire rate on the fitted platform; wire_fraction = bus_bandwidth / it; "
+                       "model_fraction = bus_bandwidth / the default model's line there (what carries to other boxes)\n",
                        gbps(*c.wire_Bps));
   else if (!c.transfer_note.empty())
     out += fmt::format("    # no wire_bandwidth: {}\n", c.transfer_note);

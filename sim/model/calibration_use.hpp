@@ -3,10 +3,10 @@
 // absolute numbers: a line's latency, less the log's serial launches, over the default latency of
 // the algorithm it ran at the fitted rank count, times the default latency of the algorithm the
 // target runs at its rank count; its bus bandwidth as a fraction of the default model's line on
-// the fitted group (model_fraction), times the target's default line (a file fitted before it was
-// recorded: as a fraction of the fitted rings' wire rate, times the target's). A term the curve did not measure (a line that wins only
-// where latency dominates says nothing of its bandwidth) keeps the default; a line NVLS ran does
-// not stand for a ring, nor a ring for NVLS. A calibration fitted without its platform has no
+// the fitted group (model_fraction), times the target's default line (in a file fitted before that
+// was recorded: as a fraction of the fitted rings' wire rate, times the target's). A term the curve
+// did not measure (a line that wins only where latency dominates says nothing of its bandwidth)
+// keeps the default; a line NVLS ran does not stand for a ring, nor a ring for NVLS. A calibration fitted without its platform has no
 // wire rate: its bandwidths are absolute, and applied elsewhere they are flagged as such.
 #pragma once
 #include <optional>
