@@ -202,7 +202,8 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // and tree bounds, its nodes); a file without one through the wire rate. Within the envelope the
   // line is the box's own, at its own rate whatever algorithm the target runs it as.
   const double model_default_Bps = fallback.bus_bw_Bps / fallback.tree_correction;
-  const double model_fraction = inside ? 0 : f.model_fraction.value_or(0) * wire_fraction / *f.wire_fraction;  // 0: none
+  const double model_fraction =
+      inside || !(model_default_Bps > 0) ? 0 : f.model_fraction.value_or(0) * wire_fraction / *f.wire_fraction;  // 0: none
   if (carry_bandwidth && staged_how.empty())
     c.bus_bw_Bps = model_fraction > 0 ? model_fraction * model_default_Bps : wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
