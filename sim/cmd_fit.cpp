@@ -318,9 +318,9 @@ int fit_command(int argc, char** argv) {
       fit::annotate_transfer(f, box->raw_Bps, nvls_above_Bps(*box));
       if (opt.forced_algorithm)
         for (auto& line : f.protocols) line.algorithm = *opt.forced_algorithm;
-      for (int i = 0; i < 3; ++i) {
-        auto& line = f.protocols[i];
-        const double model_Bps = reference->default_bus_Bps(static_cast<Protocol>(i), line.algorithm, log.op, gpus);
+      for (Protocol p : ALL_PROTOCOLS) {
+        fit::ProtocolFit& line = f.protocols[static_cast<int>(p)];
+        const double model_Bps = reference->default_bus_Bps(p, line.algorithm, log.op, gpus);
         if (model_Bps > 0 && line.constrained) line.model_fraction = line.bus_bw_Bps / model_Bps;
       }
       f.cpu_vendor = topo->platform().cpu_vendor;

@@ -9,6 +9,10 @@
 namespace tpsim {
 namespace {
 
+// Whether an entry measured host-staged copies: an SHM entry (staged within a socket), or one with
+// a fitted copy rate.
+bool fitted_staged(const CollectiveCalibration& e) { return e.path_class == "SHM" || e.host_copy_Bps || e.socket_copy_Bps; }
+
 // The path class an entry's key names (SHM: host-staged over PCIe); the target's when it names none.
 // The fitted box's collective as the default latency model sees it: the entry's ranks, nodes and
 // hosts; its path class, CPU vendor and transport the target's where the entry does not say (a
@@ -18,7 +22,7 @@ LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& targ
                    before_hopper(target.compute_capability)};
   if (e.path_class == "SHM") path.worst_class = PathClass::PIX, path.staged = true;
   else if (!e.path_class.empty() && e.path_class != "NVLS")
-    path.worst_class = parse_path_class(e.path_class), path.staged = path.worst_class == PathClass::SYS && target.staged;
+    path.worst_class = parse_path_class(e.path_class), path.staged = path.worst_class == PathClass::SYS && fitted_staged(e);
   if (!e.cpu_vendor.empty()) path.amd_host = e.cpu_vendor == "amd";
   if (!e.net_transport.empty()) path.transport = net_transport_of(e.net_transport);
   if (const GpuSpec* gpu = find_gpu_any_name(e.gpu)) path.gdr_flush = before_hopper(gpu->compute_capability);  // the fitted box's GPU
@@ -26,6 +30,17 @@ LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& targ
 }
 
 std::string gbps(double bps) { return fmt::format("{:.3g} GB/s", bps / 1e9); }
+
+// A carried bus bandwidth as the run's note says it: `fraction` of `base`, and the line's own
+// fraction where the run's differs (the default latency took the place of the fitted one).
+std::string carried_how(double fraction, double line_fraction, const std::string& base, double bus_Bps) {
+  return fmt::format(", bus bandwidth {:.3f} of {}{} = {}", fraction, base,
+                     fraction != line_fraction ? fmt::format(" (the line's {:.3f} with the default latency in place of its own, through "
+                                                             "its time at its largest measured size)",
+                                                             line_fraction)
+                                               : "",
+                     gbps(bus_Bps));
+}
 
 // A host-staged target and an entry that measured the pace of host copies: the line's bus
 // bandwidth, relative to its Simple line, times the target's staged rate with the fitted copy
@@ -140,11 +155,9 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // A host-staged line is the pace of copies through host memory, a P2P line that of the GPUs' own
   // reads and writes: neither says anything of the other, even at the fitted GPUs and rank count. A
   // 4x A100 PCIe fit staged at 5.2 GB/s took the Azure NC A100 v4 box (P2P across SYS) from 24.7% to
-  // 31% through the wire rate, 57% through the model's. Staged: an SHM entry (staged within a
-  // socket), or one with a fitted copy rate.
-  const bool fitted_staged = e.path_class == "SHM" || e.host_copy_Bps || e.socket_copy_Bps;
-  if (fitted_staged != t.staged)
-    return {fallback, "default", fmt::format("{}: a {} fit is not carried to {} paths", line, fitted_staged ? "host-staged" : "P2P",
+  // 31% through the wire rate, 57% through the model's.
+  if (fitted_staged(e) != t.staged)
+    return {fallback, "default", fmt::format("{}: a {} fit is not carried to {} paths", line, fitted_staged(e) ? "host-staged" : "P2P",
                                              t.staged ? "host-staged" : "P2P")};
   // Nor to another transport of the same rate: EFA's SRD through aws-ofi-nccl, verbs over InfiniBand
   // or RoCE and TCP sockets reach different shares of a NIC (a 2x p5 EFA fit on a 4-node H100
@@ -202,32 +215,28 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // and tree bounds, its nodes); a file without one through the wire rate. Within the envelope the
   // line is the box's own, at its own rate whatever algorithm the target runs it as.
   const double model_default_Bps = fallback.bus_bw_Bps / fallback.tree_correction;
-  const double model_fraction =
-      inside || !(model_default_Bps > 0) ? 0 : f.model_fraction.value_or(0) * wire_fraction / *f.wire_fraction;  // 0: none
+  const bool by_model = !inside && f.model_fraction && model_default_Bps > 0;
+  const double latency_adjust = wire_fraction / *f.wire_fraction;  // exactly 1 where the fitted latency carries
+  const double fraction = by_model ? *f.model_fraction * latency_adjust : wire_fraction * nvls_scale;
   if (carry_bandwidth && staged_how.empty())
-    c.bus_bw_Bps = model_fraction > 0 ? model_fraction * model_default_Bps : wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
+    c.bus_bw_Bps = by_model ? fraction * model_default_Bps : wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
   if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
-  how += !staged_how.empty()                ? staged_how
-         : carry_bandwidth && model_fraction > 0 ? fmt::format(", bus bandwidth {:.3f} of the default {} {} line's {} on the target{} = {}",
-                                                           model_fraction, algorithm_name(a), protocol_name(p), gbps(model_default_Bps),
-                                                           model_fraction != *f.model_fraction
-                                                               ? fmt::format(" (the line's {:.3f} with the default latency in place of its "
-                                                                             "own, through its time at its largest measured size)",
-                                                                             *f.model_fraction)
-                                                               : "",
-                                                           gbps(c.bus_bw_Bps))
-         : carry_bandwidth                   ? fmt::format(", bus bandwidth {:.3f} of the wire rate {}{}{} = {}", wire_fraction * nvls_scale,
-                                            gbps(t.raw_Bps),
-                                            nodes_scale != 1.0 ? fmt::format(" x {:.3f} (the default {} bandwidth on {} nodes over that on the fitted {})",
-                                                                             nodes_scale, algorithm_name(a), t.nodes, e.nodes)
-                                                               : "",
-                                            wire_fraction != *f.wire_fraction
-                                                ? fmt::format(" (the line's {:.3f} with the default latency in place of its own, through its time at "
-                                                              "its largest measured size)", *f.wire_fraction * nvls_scale)
-                                                : "",
-                                            gbps(c.bus_bw_Bps))
-                              : ", bus bandwidth default (not measured)";
+  if (!staged_how.empty())
+    how += staged_how;
+  else if (!carry_bandwidth)
+    how += ", bus bandwidth default (not measured)";
+  else if (by_model)
+    how += carried_how(fraction, *f.model_fraction,
+                       fmt::format("the default {} {} line's {} on the target", algorithm_name(a), protocol_name(p), gbps(model_default_Bps)),
+                       c.bus_bw_Bps);
+  else
+    how += carried_how(fraction, *f.wire_fraction * nvls_scale,
+                       fmt::format("the wire rate {}{}", gbps(t.raw_Bps),
+                                   nodes_scale != 1.0 ? fmt::format(" x {:.3f} (the default {} bandwidth on {} nodes over that on the fitted {})",
+                                                                    nodes_scale, algorithm_name(a), t.nodes, e.nodes)
+                                                      : ""),
+                       c.bus_bw_Bps);
   return {c, inside ? "applied" : "extrapolated", line + ": " + how};
 }
 

@@ -484,6 +484,30 @@ TEST_CASE("a line carries as its fraction of the default model's line: an NVLS t
                         "default nvls_tree Simple line's 473 GB/s on the target = 444 GB/s"));
 }
 
+TEST_CASE("a model fraction with its fitted latency carries as it is, and the note names only it") {
+  // An H100 NVLS-tree line fitted on 2 nodes (16 ranks), latency measured, run on 4 nodes of the
+  // same GPUs and NICs (32 ranks of 16x_dgx_h100_ib.xml): the fitted latency carries, so the
+  // fraction is the line's own, 0.98 x the default NVLS tree there, and the note has no second
+  // fraction (0.98 x w / w, w the wire fraction 0.98 x 472.5 / 400, is not 0.98 in doubles: once printed
+  // as a second fraction beside the first).
+  Calibration cal = simple_line(200e-6, 0.98 * 472.5e9, 400e9, Algorithm::nvls_tree);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "H100-SXM5-80GB";
+  e.protocols[2]->model_fraction = 0.98;
+  Topology topo(load_platform_file(ROOT + "/platforms/16x_dgx_h100_ib.xml"), {}, "");
+  CollectiveModel model(topo, TwoH100Nodes::forced("nvls"), &cal);
+  std::vector<int> four(32);
+  std::iota(four.begin(), four.end(), 0);
+  const double there = model.default_bus_Bps(Protocol::Simple, Algorithm::nvls_tree, CollectiveOp::all_reduce, four);
+  CHECK(model.plan(CollectiveOp::all_reduce, 1 << 30, four).bus_bw_Bps == doctest::Approx(0.98 * there).scale(0).epsilon(1e-12));
+  const auto notes = model.calibration_notes();
+  const auto line = std::find_if(notes.begin(), notes.end(), [](const std::string& n) { return n.find("nvls_tree Simple line") != std::string::npos; });
+  REQUIRE(line != notes.end());
+  CHECK(line->find("latency fitted") != std::string::npos);
+  CHECK(line->find("bus bandwidth 0.980 of the default nvls_tree Simple line's") != std::string::npos);
+  CHECK(line->find("the line's") == std::string::npos);
+}
+
 TEST_CASE("a host-staged fit is not carried to P2P paths, nor a P2P fit to host-staged ones") {
   // A SYS entry that fitted a host copy (staged across sockets at 5 GB/s) on the Azure NC A100 v4
   // box, whose AMD host runs P2P across SYS with NCCL 2.17: the defaults, and a note; likewise an

@@ -55,11 +55,16 @@ def fitted_nodes(calibration):
     return int(m.group(1)) if m else 1
 
 
+def forced_args(e):
+    """What the manifest says the log forced, as tpsim's options: --protocol, --algorithm, --nccl-version, --net-transport."""
+    return sum((["--" + k.replace("_", "-"), e[k]] for k in FORCED if k in e), [])
+
+
 def own_fit(tpsim, e, base, work):
     """The log predicted with its own fit: (median %, None), or (None, why the fit refused)."""
     yaml = os.path.join(work, "own.yaml")
     fit = [tpsim, "fit", os.path.join(HELD_OUT, e["log"]), "--platform", e["platform"], "--gpus", e["gpus"], "-o", yaml]
-    rc, _, err = run(fit + sum((["--" + k.replace("_", "-"), e[k]] for k in FORCED if k in e), []))
+    rc, _, err = run(fit + forced_args(e))
     if rc != 0:
         return None, err.strip().splitlines()[-1]
     rc, out, err = run(base + ["--calibration", yaml])
@@ -110,10 +115,7 @@ def main(argv):
         worse_pairs = 0
         for e in held_out:
             log, plat, gpus = e["log"], e["platform"], e["gpus"]
-            base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)]
-            for key in FORCED:
-                if key in e:
-                    base += ["--" + key.replace("_", "-"), e[key]]
+            base = [tpsim, "collective", "--platform", plat, "--gpus", gpus, "--compare", os.path.join(HELD_OUT, log)] + forced_args(e)
             rc, out, err = run(base)
             unc = median_error(out) if rc == 0 else None
             times = measured_times(out)

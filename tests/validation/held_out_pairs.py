@@ -24,20 +24,16 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from held_out_collectives import FORCED, HELD_OUT, fitted_nodes  # noqa: E402
+from held_out_collectives import HELD_OUT, fitted_nodes, forced_args  # noqa: E402
 from leave_one_box_out import (FIT_RE, WORSE_BY, beyond_gap, box_gap, manifest_entries, measured_times, median_error,  # noqa: E402
                                run, worse)
-
-
-def forced(e):
-    return sum((["--" + k.replace("_", "-"), e[k]] for k in FORCED if k in e), [])
 
 
 def fit(tpsim, e, work):
     """(op, ranks, nodes, calibration path), or None when the log does not fit."""
     path = os.path.join(work, e["log"] + ".yaml")
     rc, out, _ = run([tpsim, "fit", os.path.join(HELD_OUT, e["log"]), "--platform", e["platform"], "--gpus", e["gpus"],
-                      "-o", path] + forced(e))
+                      "-o", path] + forced_args(e))
     m = FIT_RE.search(out)
     return (m.group(1), int(m.group(2)), fitted_nodes(path), path) if rc == 0 and m else None
 
@@ -60,7 +56,7 @@ def main(argv):
         base, uncalibrated, times = {}, {}, {}
         for e in entries:
             base[e["log"]] = [tpsim, "collective", "--platform", e["platform"], "--gpus", e["gpus"], "--compare",
-                              os.path.join(HELD_OUT, e["log"])] + forced(e)
+                              os.path.join(HELD_OUT, e["log"])] + forced_args(e)
             rc, out, _ = run(base[e["log"]])
             uncalibrated[e["log"]], times[e["log"]] = (median_error(out) if rc == 0 else None), measured_times(out)
         for target, t in fits.items():
