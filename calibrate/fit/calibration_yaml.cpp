@@ -75,6 +75,14 @@ std::string envelope_block(const CollectiveFit& c) {
   if (!c.cpu_vendor.empty()) out += fmt::format("    cpu_vendor: {}   # the fitted platform's hosts\n", c.cpu_vendor);
   if (!c.net_transport.empty())
     out += fmt::format("    net_transport: {}   # between the fitted nodes: the default latency its fit is compared with\n", c.net_transport);
+  if (c.forced_algorithm)
+    out += fmt::format("    forced_algorithm: {}   # the log ran under NCCL_ALGO={}: its pieces are NCCL's steps within it, used where a run "
+                       "forces it too\n",
+                       algorithm_name(*c.forced_algorithm), algorithm_name(*c.forced_algorithm));
+  if (c.forced_protocol)
+    out += fmt::format("    forced_protocol: {}   # the log ran under NCCL_PROTO={}: its pieces are NCCL's steps within it, used where a "
+                       "run forces it too\n",
+                       protocol_name(*c.forced_protocol), protocol_name(*c.forced_protocol));
   if (c.host_copy_Bps)
     out += fmt::format("    host_copy_bandwidth: {}   # host-staged: the pace of copies through host memory within a socket\n",
                        gbps(*c.host_copy_Bps));

@@ -119,6 +119,10 @@ struct CollectiveFit {
   std::string nccl_version; // from the log's "NCCL version" line ("" when absent)
   std::optional<double> wire_Bps;  // the fitted rings' wire rate, when the platform is known (annotate_transfer)
   std::string cpu_vendor, net_transport;  // the fitted platform's, when it says ("" otherwise; set by `tpsim fit`)
+  // What the log ran under (NCCL_ALGO, NCCL_PROTO, aws-ofi-nccl's Simple, or tpsim fit --algorithm,
+  // --protocol): its pieces are NCCL's steps within it, not its choice of it (set by `tpsim fit`).
+  std::optional<Algorithm> forced_algorithm;
+  std::optional<Protocol> forced_protocol;
   // A host-staged log on a known platform: the host-copy rate (within a socket) or the socket-copy
   // rate (across sockets) its Simple line implies (model/host_staging.hpp; set by `tpsim fit`).
   std::optional<double> host_copy_Bps, socket_copy_Bps;

@@ -60,6 +60,10 @@ struct CollectiveCalibration {
   // The fitted platform's hosts, when it said (cpu_vendor_names(), net_transport_names(); "" otherwise):
   // the default latency a fitted one is compared with is that box's.
   std::string cpu_vendor, net_transport;
+  // What the log ran under (NCCL_ALGO, NCCL_PROTO; none: NCCL chose): its pieces are NCCL's steps
+  // within it, which say nothing of NCCL's own choice of algorithm or protocol.
+  std::optional<Algorithm> forced_algorithm;
+  std::optional<Protocol> forced_protocol;
   // Host-staged logs: the pace of copies through host memory (within a socket, and across sockets)
   // the fit found on its platform (model/host_staging.hpp); none: the defaults.
   std::optional<double> host_copy_Bps, socket_copy_Bps;

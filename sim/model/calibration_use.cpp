@@ -186,6 +186,11 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (is_nvls(f.algorithm) != is_nvls(a))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
                                              algorithm_name(f.algorithm))};
+  // A log that ran under NCCL_ALGO measured that algorithm alone (a ring is a direct exchange on 2 ranks).
+  const auto ring_like = [](Algorithm x) { return x == Algorithm::direct ? Algorithm::ring : x; };
+  if (e.forced_algorithm && ring_like(*e.forced_algorithm) != ring_like(a))
+    return {fallback, "default", fmt::format("{}: not used for {} {} (the log ran under NCCL_ALGO={})", line, algorithm_name(a),
+                                             protocol_name(p), algorithm_name(*e.forced_algorithm))};
   LineCosts c = fallback;
   c.calibrated = true;
   const double default_on_fitted = default_latency_s(p, f.algorithm, op, fitted_path(e, t));

@@ -250,6 +250,47 @@ TEST_CASE("a forced algorithm keeps the pieces of a log that ran that algorithm 
   CHECK(ring.time_s() == doctest::Approx(20e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
 }
 
+TEST_CASE("pieces of a log that ran under NCCL_ALGO or NCCL_PROTO step aside where the run leaves the choice to NCCL") {
+  // The pieces relabelled ring, as a log run with NCCL_ALGO=Ring records them (forced_algorithm:
+  // ring): they are NCCL's steps within the ring, not its choice of algorithm. A run that leaves
+  // the algorithm to NCCL takes the fastest protocol's line, Simple (5 us + 1 KiB / 20 GB/s); a run
+  // that forces the ring too takes the first piece (20 us + 1 KiB / 1 GB/s, LL). Likewise a log run
+  // with NCCL_PROTO=LL128 (forced_protocol: LL128) under a run that leaves the protocol to NCCL.
+  Calibration cal = pieces_calibration();
+  for (auto& piece : cal.collectives[0].pieces) piece.algorithm = Algorithm::ring;
+  cal.collectives[0].forced_algorithm = Algorithm::ring;
+  Pcie2 box;
+  const CollectivePlan& free = box.plan(cal, 1 * KiB);
+  CHECK(free.protocol == Protocol::Simple);
+  CHECK(free.time_s() == doctest::Approx(5e-6 + 1024 / 20e9).scale(0).epsilon(1e-9));
+  const std::vector<std::string> notes = box.models.back()->calibration_notes();
+  CHECK(std::find(notes.begin(), notes.end(),
+                  "extrapolated: size pieces of pieces.log not used: the log ran under NCCL_ALGO=ring, which this run leaves to NCCL; "
+                  "its lines apply") != notes.end());
+  CHECK(box.plan(cal, 1 * KiB, "auto", "ring").time_s() == doctest::Approx(20e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
+  Calibration proto = pieces_calibration();
+  for (auto& piece : proto.collectives[0].pieces) piece.protocol = Protocol::LL128;
+  proto.collectives[0].forced_protocol = Protocol::LL128;
+  CHECK(box.plan(proto, 1 * KiB).protocol == Protocol::Simple);
+  CHECK(box.plan(proto, 1 * KiB, "LL128").time_s() == doctest::Approx(20e-6 + 1024 / 1e9).scale(0).epsilon(1e-9));
+}
+
+TEST_CASE("the calibration file records what the log ran under, and reads it back") {
+  // tpsim fit sets forced_algorithm and forced_protocol from NCCL_ALGO / NCCL_PROTO (or its flags): the
+  // file says so, so that a run which leaves the choice to NCCL does not take the pieces for NCCL's.
+  const OciChain chain;
+  CHECK_FALSE(chain.cal.collectives.at(0).forced_algorithm);
+  CHECK_FALSE(chain.cal.collectives.at(0).forced_protocol);
+  fit::CollectiveFit forced = chain.fit;
+  forced.forced_algorithm = Algorithm::ring, forced.forced_protocol = Protocol::Simple;
+  const std::string yaml = fit::calibration_yaml({{"oci.log"}, {forced}, std::nullopt, std::nullopt});
+  CHECK(yaml.find("    forced_algorithm: ring   # the log ran under NCCL_ALGO=ring: its pieces are NCCL's steps within it, used "
+                  "where a run forces it too\n") != std::string::npos);
+  const CollectiveCalibration read = parse_calibration(yaml, "oci.yaml").collectives.at(0);
+  CHECK(read.forced_algorithm == Algorithm::ring);
+  CHECK(read.forced_protocol == Protocol::Simple);
+}
+
 TEST_CASE("the pieces come from the entry that describes the group best") {
   // A better match for this group (same path class) without pieces: the fastest protocol
   // runs, with that entry's numbers; the entry with pieces (no path class) is not consulted.
@@ -391,6 +432,21 @@ TEST_CASE("a calibration's cpu_vendor and net_transport: read, and a located err
         ":5:20: error: 'net_transport' must be one of rdma, tcp, efa; did you mean 'tcp'?");
   CHECK(error_of_calibration(head + "    cpu_vendor: amdd\n" + line) ==
         ":5:17: error: 'cpu_vendor' must be one of amd, intel, arm, power, zhaoxin; did you mean 'amd'?");
+}
+
+TEST_CASE("a calibration's forced_algorithm and forced_protocol: read, and a located error outside their names") {
+  const std::string head = "collectives:\n  - op: all_reduce\n    nranks: 8\n";
+  const std::string line = "    protocols:\n      Simple: { latency: 30us, bus_bandwidth: 300GBps }\n";
+  {
+    TempFile ok("tpsim_envelope_forced.yaml", head + "    forced_algorithm: ring\n    forced_protocol: LL128\n" + line);
+    const CollectiveCalibration& c = load_calibration(ok.path).collectives.at(0);
+    CHECK(c.forced_algorithm == Algorithm::ring);
+    CHECK(c.forced_protocol == Protocol::LL128);
+  }
+  CHECK(error_of_calibration(head + "    forced_algorithm: rign\n" + line) ==
+        ":4:23: error: 'forced_algorithm' must be one of direct, ring, tree, nvls, nvls_tree; did you mean 'ring'?");
+  CHECK(error_of_calibration(head + "    forced_protocol: LL64\n" + line) ==
+        ":4:22: error: 'forced_protocol' must be one of LL, LL128, Simple; did you mean 'LL'?");
 }
 
 TEST_CASE("a protocol written as an unconstrained copy (fitted: false) measured neither of its terms") {

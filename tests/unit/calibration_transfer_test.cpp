@@ -278,6 +278,20 @@ TEST_CASE("a network fit stays on the transport it measured, whatever the NICs' 
                         "transport (fitted over efa, the target's nodes use rdma)"));
 }
 
+TEST_CASE("a line of a log that ran under NCCL_ALGO is used for that algorithm only") {
+  // A ring/Simple line of 2 DGX H100 nodes fitted under NCCL_ALGO=Ring (forced_algorithm: ring), on
+  // the same 16 GPUs: a run forced to the tree takes the default, one forced to the ring the line.
+  Calibration cal = simple_line(400e-6, 300e9, 400e9, Algorithm::ring);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "H100-SXM5-80GB", e.forced_algorithm = Algorithm::ring;
+  TwoH100Nodes tree(cal, "tree");
+  CHECK_FALSE(tree.model.plan(CollectiveOp::all_reduce, 1 << 30, tree.gpus).calibrated);
+  CHECK(has_note(tree.model, "default: ring Simple line of fit.log (16 ranks, H100-SXM5-80GB): not used for tree Simple (the log ran "
+                             "under NCCL_ALGO=ring)"));
+  TwoH100Nodes ring(cal, "ring");
+  CHECK(ring.model.plan(CollectiveOp::all_reduce, 1 << 30, ring.gpus).bus_bw_Bps == doctest::Approx(300e9).scale(0));
+}
+
 TEST_CASE("a tree line fitted on 2 nodes moves to 4 by the default's ratio: beyond 2 nodes a tree moves 2 S through the NICs") {
   // A tree/Simple line fitted on 2 DGX H100 nodes (16 ranks) of the 16-node platform, on rings of
   // W = 8 x 50 GB/s, at 0.6 W bus bandwidth; applied to 4 of its nodes (32 ranks), the same NICs.
