@@ -265,6 +265,7 @@ int fit_command(int argc, char** argv) {
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
     f.forced_algorithm = forced.forced_algorithm, f.forced_protocol = forced.forced_protocol;
+    if (box) f.nvlink_fabric = box->nvlink_fabric;
     // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name); the platform
     // only stands in for its links. A name the table does not know was fitted as the platform's GPU,
     // whose defaults the lines are measured against: the calibration records that one, so that it

@@ -75,6 +75,9 @@ std::string envelope_block(const CollectiveFit& c) {
   if (!c.cpu_vendor.empty()) out += fmt::format("    cpu_vendor: {}   # the fitted platform's hosts\n", c.cpu_vendor);
   if (!c.net_transport.empty())
     out += fmt::format("    net_transport: {}   # between the fitted nodes: the default latency its fit is compared with\n", c.net_transport);
+  if (!c.nvlink_fabric.empty())
+    out += fmt::format("    nvlink_fabric: {}   # the fitted GPUs' NVLink within a node: {}\n", c.nvlink_fabric,
+                       c.nvlink_fabric == "switch" ? "through NVSwitch" : "links from GPU to GPU, no switch");
   if (c.forced_algorithm)
     out += fmt::format("    forced_algorithm: {}   # the log ran under NCCL_ALGO={}: its pieces are NCCL's steps within it, used where a run "
                        "forces it too\n",

@@ -119,6 +119,7 @@ struct CollectiveFit {
   std::string nccl_version; // from the log's "NCCL version" line ("" when absent)
   std::optional<double> wire_Bps;  // the fitted rings' wire rate, when the platform is known (annotate_transfer)
   std::string cpu_vendor, net_transport;  // the fitted platform's, when it says ("" otherwise; set by `tpsim fit`)
+  std::string nvlink_fabric;  // the fitted GPUs' NVLink within a node: "switch", "direct", "" (set by `tpsim fit`)
   // What the log ran under (NCCL_ALGO, NCCL_PROTO, aws-ofi-nccl's Simple, or tpsim fit --algorithm,
   // --protocol): its pieces are NCCL's steps within it, not its choice of it (set by `tpsim fit`).
   std::optional<Algorithm> forced_algorithm;

@@ -94,6 +94,7 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
   }
   c.cpu_vendor = m.one_of_or("cpu_vendor", cpu_vendor_names(), "");
   c.net_transport = m.one_of_or("net_transport", net_transport_names(), "");
+  c.nvlink_fabric = m.one_of_or("nvlink_fabric", {"switch", "direct"}, "");
   if (m.has("forced_algorithm")) c.forced_algorithm = read_name(m, "forced_algorithm", ALL_ALGORITHMS, algorithm_name);
   if (m.has("forced_protocol")) c.forced_protocol = read_name(m, "forced_protocol", ALL_PROTOCOLS, protocol_name);
   for (auto [key, field] : {std::pair{"host_copy_bandwidth", &c.host_copy_Bps}, std::pair{"socket_copy_bandwidth", &c.socket_copy_Bps}})
@@ -105,7 +106,7 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
 
 CollectiveCalibration read_collective(const YamlMap& m) {
   m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes", "cpu_vendor", "net_transport",
-                "forced_algorithm", "forced_protocol", "wire_bandwidth", "host_copy_bandwidth", "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
+                "forced_algorithm", "forced_protocol", "nvlink_fabric", "wire_bandwidth", "host_copy_bandwidth", "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
   c.op = read_name(m, "op", ALL_COLLECTIVE_OPS, collective_op_name);

@@ -60,6 +60,9 @@ struct CollectiveCalibration {
   // The fitted platform's hosts, when it said (cpu_vendor_names(), net_transport_names(); "" otherwise):
   // the default latency a fitted one is compared with is that box's.
   std::string cpu_vendor, net_transport;
+  // The fitted GPUs' NVLink within a node, "switch" or "direct" (GroupSummary::nvlink_fabric); "" when
+  // not NVLink or not said: a slice of an NVSwitch node and a board of direct links differ in floor and pace.
+  std::string nvlink_fabric;
   // What the log ran under (NCCL_ALGO, NCCL_PROTO; none: NCCL chose): its pieces are NCCL's steps
   // within it, which say nothing of NCCL's own choice of algorithm or protocol.
   std::optional<Algorithm> forced_algorithm;

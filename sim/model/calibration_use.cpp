@@ -29,6 +29,18 @@ LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& targ
   return path;
 }
 
+// Whether the target's nodes talk over the transport the entry was fitted on (unknown: they do).
+bool same_transport(const CollectiveCalibration& e, const GroupSummary& t) {
+  return e.net_transport.empty() || net_transport_of(e.net_transport) == t.transport;
+}
+
+// Whether the target's GPUs meet within a node as the entry's did, through NVSwitch or by direct
+// links (unknown: they do). A slice of an NVSwitch node and an NV6 board of the same four H100s
+// differ in floor (24 us against 17 at -g 4) and in pace.
+bool same_fabric(const CollectiveCalibration& e, const GroupSummary& t) {
+  return e.nvlink_fabric.empty() || e.nvlink_fabric == t.nvlink_fabric;
+}
+
 std::string gbps(double bps) { return fmt::format("{:.3g} GB/s", bps / 1e9); }
 
 // A carried bus bandwidth as the run's note says it: `fraction` of `base`, and the line's own
@@ -79,6 +91,9 @@ std::string latency_how(bool carried, bool measured, double ratio, Algorithm a, 
                         const GroupSummary& t) {
   if (carried)
     return fmt::format("latency fitted x{:.2f} of the default {} {} at {} ranks", ratio, algorithm_name(a), collective_op_name(op), t.nranks);
+  if (measured && !same_fabric(e, t))
+    return fmt::format("latency default (fitted over NVLink {}, the target's is {}: a latency is its links' too)", e.nvlink_fabric,
+                       t.nvlink_fabric.empty() ? "not NVLink" : t.nvlink_fabric);
   if (measured) return fmt::format("latency default (fitted on {}, not {}: a latency is the GPU's and its stack's)", e.gpu, t.gpu_model);
   return "latency default (not measured)";
 }
@@ -126,17 +141,11 @@ std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, 
   return how;
 }
 
-namespace {
-// Whether the target's nodes talk over the transport the entry was fitted on (unknown: they do).
-bool same_transport(const CollectiveCalibration& e, const GroupSummary& t) {
-  return e.net_transport.empty() || net_transport_of(e.net_transport) == t.transport;
-}
-}  // namespace
 
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
   const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
   return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) &&
-         (t.nodes == 1 || same_transport(e, t));
+         same_fabric(e, t) && (t.nodes == 1 || same_transport(e, t));
 }
 
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
@@ -204,7 +213,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // another). Where NCCL leaves a protocol is the box's and its release's: another box of the same GPUs (the
   // held-out -g 8 DGX H100 sweep with the one-process DGX H100 fit: 2.5% -> 7.4%) keeps the defaults for them.
   const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
-  const bool carry_latency = (f.latency_measured || faithful) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec);
+  const bool carry_latency = (f.latency_measured || faithful) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) && same_fabric(e, t);
   if (carry_latency) c.latency_s = ratio * (fallback.latency_s - latency_steps(a, op, t.nranks) * t.wire_latency_s) +
                                    latency_steps(a, op, t.nranks) * t.wire_latency_s;
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte

@@ -168,6 +168,9 @@ struct GroupSummary {
   // What the GPUs and links allow but the given NCCL release does not offer yet (nccl_release_of):
   // "LL128 (NCCL 2.5)", "NVLS (NCCL 2.17)", "NVLS-tree (NCCL 2.18)"; withheld from the choice.
   std::vector<std::string> not_in_release;
+  // Within a node over NVLink: "switch" (every edge through NVSwitch ports) or "direct" (links from
+  // GPU to GPU: a board, a bridge, a mesh); "" when the edges within a node are not all NVLink.
+  std::string nvlink_fabric;
   double port_Bps = 0;      // the narrowest edge within a node (a GPU's port into the switch)
   // Across nodes: the rates at which the rings' network edges, and their edges within a node,
   // carry a size split over the rings (max-min over the links, so a NIC several rings share counts once).

@@ -205,9 +205,10 @@ std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piec
     return std::nullopt;
   }
   if (!within_envelope(*e, g) || e->op != op) {
-    note("extrapolated", fmt::format("size pieces of {} not carried to {} ranks of {} on {} node(s): they record NCCL's choices on "
+    note("extrapolated", fmt::format("size pieces of {} not carried to {} ranks of {} on {} node(s){}: they record NCCL's choices on "
                                      "the box it measured; the envelope's lines apply instead",
-                                     e->source, g.nranks, g.gpu_model, g.nodes));
+                                     e->source, g.nranks, g.gpu_model, g.nodes,
+                                     g.nvlink_fabric.empty() ? "" : fmt::format(" (NVLink {})", g.nvlink_fabric)));
     return std::nullopt;
   }
   note("applied", fmt::format("size pieces of {} (NCCL's choices by size on the box it measured)", e->source));

@@ -434,15 +434,18 @@ TEST_CASE("a calibration's cpu_vendor and net_transport: read, and a located err
         ":5:17: error: 'cpu_vendor' must be one of amd, intel, arm, power, zhaoxin; did you mean 'amd'?");
 }
 
-TEST_CASE("a calibration's forced_algorithm and forced_protocol: read, and a located error outside their names") {
+TEST_CASE("a calibration's forced_algorithm, forced_protocol and nvlink_fabric: read, and a located error outside their names") {
   const std::string head = "collectives:\n  - op: all_reduce\n    nranks: 8\n";
   const std::string line = "    protocols:\n      Simple: { latency: 30us, bus_bandwidth: 300GBps }\n";
   {
-    TempFile ok("tpsim_envelope_forced.yaml", head + "    forced_algorithm: ring\n    forced_protocol: LL128\n" + line);
+    TempFile ok("tpsim_envelope_forced.yaml", head + "    forced_algorithm: ring\n    forced_protocol: LL128\n    nvlink_fabric: direct\n" + line);
     const CollectiveCalibration& c = load_calibration(ok.path).collectives.at(0);
     CHECK(c.forced_algorithm == Algorithm::ring);
     CHECK(c.forced_protocol == Protocol::LL128);
+    CHECK(c.nvlink_fabric == "direct");
   }
+  CHECK(error_of_calibration(head + "    nvlink_fabric: nvswitch\n" + line) ==
+        ":4:20: error: 'nvlink_fabric' must be one of switch, direct; did you mean 'switch'?");
   CHECK(error_of_calibration(head + "    forced_algorithm: rign\n" + line) ==
         ":4:23: error: 'forced_algorithm' must be one of direct, ring, tree, nvls, nvls_tree; did you mean 'ring'?");
   CHECK(error_of_calibration(head + "    forced_protocol: LL64\n" + line) ==

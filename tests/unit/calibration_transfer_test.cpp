@@ -69,6 +69,9 @@ struct A100LineOnFourGpus {
   std::vector<int> gpus{0, 1, 2, 3};
   explicit A100LineOnFourGpus(const std::string& platform)
       : topo(load_platform_file(ROOT + "/platforms/" + platform), {}, ""), model(topo, forced_simple_ring(), &cal) {}
+  // Another line on the same four GPUs.
+  A100LineOnFourGpus(const std::string& platform, Calibration line)
+      : cal(std::move(line)), topo(load_platform_file(ROOT + "/platforms/" + platform), {}, ""), model(topo, forced_simple_ring(), &cal) {}
   static CollectiveSpec forced_simple_ring() {
     CollectiveSpec spec;
     spec.protocol = "Simple";
@@ -119,6 +122,28 @@ TEST_CASE("a ring line moves to another GPU model: its wire fraction carries, it
   CHECK(p.latency_s == doctest::Approx(8.4e-6 + 6 * 8.8e-6).scale(0));
   CHECK(p.bus_bw_Bps == doctest::Approx(0.7 * t.raw_Bps()).scale(0));
   CHECK(has_note(t.model, "extrapolated: ring Simple line of fit.log (8 ranks, A100-SXM4-80GB): latency default (fitted on A100-SXM4-80GB, not H100-SXM5-80GB"));
+}
+
+TEST_CASE("a latency fitted through NVSwitch stays there: on a board of direct NVLink the default runs, and the run says so") {
+  // The same four H100s two ways: GPUs 0-3 of the DGX H100 (every edge through NVSwitch ports,
+  // nvlink_fabric "switch") and node 0 of the 2x HGX4 board (every pair NV6, "direct"). A Simple
+  // ring line fitted on the NVSwitch slice at 2 x the default latency (nvlink_fabric: switch): on the
+  // slice it carries (2 x (8.4 + 6 x 8.8) us); on the board the default latency runs, the uncalibrated one.
+  const double latency = 2 * (8.4e-6 + 6 * 8.8e-6);
+  Calibration cal = simple_line(latency, 0.7 * 450e9, 450e9, Algorithm::ring);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.nranks = 4, e.gpu = "H100-SXM5-80GB", e.nvlink_fabric = "switch";
+  A100LineOnFourGpus slice("dgx_h100.xml", cal), board("2x_hgx4_h100_ib200.xml", cal);
+  CHECK(slice.model.summary(CollectiveOp::all_reduce, slice.gpus).nvlink_fabric == "switch");
+  CHECK(board.model.summary(CollectiveOp::all_reduce, board.gpus).nvlink_fabric == "direct");
+  CHECK(slice.plan().latency_s == doctest::Approx(latency).scale(0));
+  const CollectiveModel uncalibrated(board.topo, A100LineOnFourGpus::forced_simple_ring(), nullptr);
+  CHECK(board.plan().latency_s == doctest::Approx(uncalibrated.plan(CollectiveOp::all_reduce, 256 << 20, board.gpus).latency_s).scale(0));
+  CHECK(has_note(board.model, "extrapolated: ring Simple line of fit.log (4 ranks, H100-SXM5-80GB): latency default (fitted over NVLink "
+                              "switch, the target's is direct: a latency is its links' too)"));
+  // Nor does a group without NVLink edges within a node have a fabric: two PCIe GPUs.
+  const Topology pcie(load_platform_file(ROOT + "/platforms/2gpu_pcie.xml"), {}, "");
+  CHECK(CollectiveModel(pcie, {}, nullptr).summary(CollectiveOp::all_reduce, {0, 1}).nvlink_fabric.empty());
 }
 
 TEST_CASE("a line whose fitted latency the run does not take keeps its time at the largest size it measured") {
