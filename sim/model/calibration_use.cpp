@@ -149,7 +149,7 @@ bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
 }
 
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
-                 const LineCosts& fallback, double nodes_scale, int gpus_per_thread) {
+                 const LineCosts& fallback, double nodes_scale, int gpus_per_thread, bool algorithm_forced) {
   const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
   const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
@@ -192,14 +192,17 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     const std::string how = inside ? "as measured" : fmt::format("absolute {} (the fit has no wire rate) for {} on {} ranks of {}", gbps(f.bus_bw_Bps), collective_op_name(op), t.nranks, t.gpu_model);
     return {{lat, f.bus_bw_Bps, true}, inside ? "applied" : "extrapolated", line + ": " + how};
   }
-  if (is_nvls(f.algorithm) != is_nvls(a))
-    return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
-                                             algorithm_name(f.algorithm))};
   // A log that ran under NCCL_ALGO measured that algorithm alone (a ring is a direct exchange on 2 ranks).
   const auto ring_like = [](Algorithm x) { return x == Algorithm::direct ? Algorithm::ring : x; };
   if (e.forced_algorithm && ring_like(*e.forced_algorithm) != ring_like(a))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the log ran under NCCL_ALGO={})", line, algorithm_name(a),
                                              protocol_name(p), algorithm_name(*e.forced_algorithm))};
+  // Across nodes a tree and a ring have different bounds (a 2-node tree's bus bandwidth beats its NICs, 1.345 of the wire
+  // on a p4de pair): a line stands for the other only on its own box, where NCCL chose by size as it did.
+  const bool other_algorithm = t.nodes > 1 && e.nodes > 1 && (f.algorithm == Algorithm::tree) != (a == Algorithm::tree);
+  if (is_nvls(f.algorithm) != is_nvls(a) || (other_algorithm && (!inside || algorithm_forced)))
+    return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
+                                             algorithm_name(f.algorithm))};
   LineCosts c = fallback;
   c.calibrated = true;
   const double default_on_fitted = default_latency_s(p, f.algorithm, op, fitted_path(e, t));

@@ -37,9 +37,10 @@ struct LineUse {
 // `nodes_scale`: the default bus bandwidth on the target's nodes over that on the fitted number of
 // the same nodes (a network line's share of its wire is carried through it; 1 on as many nodes).
 // `gpus_per_thread`: the run's launch mode; within the envelope and in the launch mode the log ran,
-// the line is the box's own and replays whole, its unmeasured terms as fitted.
+// the line is the box's own and replays whole, its unmeasured terms as fitted. `algorithm_forced`: the
+// run forces `a` (then across nodes a tree line does not stand for a ring, nor a ring line for a tree).
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& target,
-                 const LineCosts& fallback, double nodes_scale, int gpus_per_thread);
+                 const LineCosts& fallback, double nodes_scale, int gpus_per_thread, bool algorithm_forced);
 
 // Below the smallest size the entry measured, its lines and pieces say nothing unless its fitted
 // curve is already flat there: the bandwidth term under FLAT_FLOOR_SHARE of the fitted time at

@@ -138,7 +138,8 @@ LineCosts CollectiveModel::costs(Protocol p, Algorithm a, CollectiveOp op, const
   if (const auto why = best ? below_measured_sizes(*best, size_B) : std::nullopt) {
     note("default", *why);
   } else if (best) {
-    const LineUse use = use_line(*best, p, a, op, g, c, nodes_scale(p, a, op, g, best->nodes, best->nranks), spec_.gpus_per_thread);
+    const LineUse use = use_line(*best, p, a, op, g, c, nodes_scale(p, a, op, g, best->nodes, best->nranks), spec_.gpus_per_thread,
+                                   spec_.algorithm != "auto");
     note(use.status, use.how);
     const double default_Bps = effective_bus_Bps(c, p, g, sharing);
     c = use.costs;

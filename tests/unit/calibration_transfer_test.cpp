@@ -317,6 +317,20 @@ TEST_CASE("a line of a log that ran under NCCL_ALGO is used for that algorithm o
   CHECK(ring.model.plan(CollectiveOp::all_reduce, 1 << 30, ring.gpus).bus_bw_Bps == doctest::Approx(300e9).scale(0));
 }
 
+TEST_CASE("across nodes a tree line stands for a ring only on its own box, run as NCCL chose") {
+  // A tree/Simple line of the 2x DGX H100 InfiniBand box at 1.3 of its 400 GB/s of NICs (a 2-node
+  // tree beats the ring's NIC bound), on the same 16 GPUs: a run that forces the ring takes the
+  // default ring (no ring runs at 1.3 of its NICs), one that forces the tree takes the line.
+  Calibration cal = simple_line(200e-6, 1.3 * 400e9, 400e9, Algorithm::tree);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "H100-SXM5-80GB";
+  TwoH100Nodes ring(cal, "ring");
+  CHECK_FALSE(ring.model.plan(CollectiveOp::all_reduce, 1 << 30, ring.gpus).calibrated);
+  CHECK(has_note(ring.model, "default: tree Simple line of fit.log (16 ranks, H100-SXM5-80GB): not used for ring Simple (the line ran tree)"));
+  TwoH100Nodes tree(cal, "tree");
+  CHECK(tree.model.plan(CollectiveOp::all_reduce, 1 << 30, tree.gpus).bus_bw_Bps == doctest::Approx(1.3 * 400e9).scale(0));
+}
+
 TEST_CASE("a tree line fitted on 2 nodes moves to 4 by the default's ratio: beyond 2 nodes a tree moves 2 S through the NICs") {
   // A tree/Simple line fitted on 2 DGX H100 nodes (16 ranks) of the 16-node platform, on rings of
   // W = 8 x 50 GB/s, at 0.6 W bus bandwidth; applied to 4 of its nodes (32 ranks), the same NICs.
