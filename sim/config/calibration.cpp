@@ -105,8 +105,9 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
 }
 
 CollectiveCalibration read_collective(const YamlMap& m) {
-  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes", "cpu_vendor", "net_transport",
-                "forced_algorithm", "forced_protocol", "nvlink_fabric", "wire_bandwidth", "host_copy_bandwidth", "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
+  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes", "cpu_vendor",
+                "net_transport", "forced_algorithm", "forced_protocol", "nvlink_fabric", "wire_bandwidth", "host_copy_bandwidth",
+                "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
   c.op = read_name(m, "op", ALL_COLLECTIVE_OPS, collective_op_name);

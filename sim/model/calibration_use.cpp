@@ -141,7 +141,6 @@ std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, 
   return how;
 }
 
-
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
   const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
   return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) &&

@@ -191,9 +191,10 @@ std::optional<CollectiveModel::CalibratedPiece> CollectiveModel::calibrated_piec
   // Pieces of a log that ran under NCCL_ALGO or NCCL_PROTO are NCCL's steps within what it forced: a run
   // that leaves the choice to NCCL makes its own (a ring-forced 8x H100 sweep's ring pieces on a node
   // that runs NVLS from 128 MiB: 4.6% -> 25.4%), and the lines apply.
-  const bool run_forces_simple = spec_.protocol == "Simple" || efa_forces_simple(g.transport, g.nodes, g.compute_capability);
+  // (Over EFA before Hopper the run takes Simple as the log did: aws-ofi-nccl forces it on both.)
+  const bool efa_simple = efa_forces_simple(g.transport, g.nodes, g.compute_capability);
   const bool algorithm_free = e->forced_algorithm && spec_.algorithm == "auto";
-  const bool protocol_free = e->forced_protocol && spec_.protocol == "auto" && !(*e->forced_protocol == Protocol::Simple && run_forces_simple);
+  const bool protocol_free = e->forced_protocol && spec_.protocol == "auto" && !(*e->forced_protocol == Protocol::Simple && efa_simple);
   if (algorithm_free || protocol_free) {
     note("extrapolated", fmt::format("size pieces of {} not used: the log ran under NCCL_{}={}, which this run leaves to NCCL; its lines apply",
                                      e->source, algorithm_free ? "ALGO" : "PROTO",
