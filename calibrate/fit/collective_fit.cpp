@@ -337,10 +337,20 @@ void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double
   const Algorithm usual = fit.nodes > 1 && fit.op == CollectiveOp::all_reduce ? Algorithm::tree
                           : fit.nranks == 2 || fit.op == CollectiveOp::all_to_all ? Algorithm::direct
                                                                               : Algorithm::ring;
+  const Algorithm nvls = fit.nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls;
+  const auto ran_nvls = [&](double bus_Bps) { return nvls_above_Bps && bus_Bps > *nvls_above_Bps; };
   for (ProtocolFit& p : fit.protocols) {
     p.wire_fraction = p.bus_bw_Bps / wire_Bps;
-    p.algorithm = nvls_above_Bps && p.bus_bw_Bps > *nvls_above_Bps ? (fit.nodes > 1 ? Algorithm::nvls_tree : Algorithm::nvls) : usual;
+    p.algorithm = ran_nvls(p.bus_bw_Bps) ? nvls : usual;
   }
+  // So did a piece above every ring's reach (its label was the rule's, piece_labels), and NVLS runs
+  // Simple alone: an 8x H100 sweep's 128 MiB-4 GiB pieces at 447-504 GB/s of bus bandwidth on rings of
+  // 450 GB/s of wire were labelled ring LL, LL128 and Simple. Not under a forced algorithm: the log ran
+  // it (a ring-forced sweep's 1-4 MiB piece, whose latency holds most of its time, reads 674 GB/s).
+  for (PieceFit& piece : fit.pieces)
+    if (!fit.forced_algorithm && ran_nvls(piece.bus_bw_Bps)) piece.algorithm = nvls, piece.protocol = Protocol::Simple;
+  for (FitPoint& point : fit.points)
+    if (point.piece >= 0) point.protocol = fit.pieces[point.piece].protocol;
 }
 
 std::size_t sizes_needed(const FitOptions& options) { return sizes_needed_for(fitted_protocols(options)); }

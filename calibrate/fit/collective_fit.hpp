@@ -186,7 +186,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options = {})
 // bus bandwidth as a fraction of it, and the algorithm each line ran: NVLS (NVLS-tree across nodes)
 // when the box offers it (`nvls_above_Bps` given) and the bus bandwidth is above `nvls_above_Bps`,
 // what no ring reaches there (in-switch reduction can), else the algorithm NCCL runs for the ranks
-// and nodes (direct, ring, tree).
+// and nodes (direct, ring, tree). A piece above `nvls_above_Bps` is relabelled NVLS (NVLS-tree) Simple.
 void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double> nvls_above_Bps);
 
 // Residuals of `points` restricted to sizes >= min_size_B (exposed for tests and reports).

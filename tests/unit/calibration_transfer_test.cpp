@@ -384,6 +384,31 @@ TEST_CASE("tpsim fit marks a line NVLS when its bus bandwidth beats every ring, 
   CHECK_FALSE(same_gpu("NVIDIA H100 80GB HBM3", "A100-SXM4-80GB"));
 }
 
+TEST_CASE("tpsim fit relabels a piece NVLS Simple when its bus bandwidth beats every ring, unless the log forced its algorithm") {
+  // Pieces labelled by rule (ring LL up to 256 MiB, ring LL128 up to 1 GiB, ring Simple beyond) at 447, 504
+  // and 479 GB/s of bus bandwidth on 450 GB/s rings with NVLS offered (no ring passes 0.8 x 450 = 360):
+  // each ran NVLS, which runs Simple alone, and so do the fitted points they hold. Under NCCL_ALGO=Ring
+  // the log ran the ring: a piece keeps its label however fast its fitted bandwidth reads.
+  fit::CollectiveFit f;
+  f.op = CollectiveOp::all_reduce;
+  f.nranks = 8;
+  f.pieces = {{Algorithm::ring, Protocol::LL, 87e-6, 447e9, 256.0 * (1 << 20)},
+              {Algorithm::ring, Protocol::LL128, 313e-6, 504e9, 1024.0 * (1 << 20)},
+              {Algorithm::ring, Protocol::Simple, 171e-6, 479e9}};
+  f.points = {{128.0 * (1 << 20), 0, 0, Protocol::LL, 0}};
+  fit::CollectiveFit forced = f;
+  forced.forced_algorithm = Algorithm::ring;
+  fit::annotate_transfer(f, 450e9, 0.8 * 450e9);
+  for (const fit::PieceFit& piece : f.pieces) {
+    CHECK(piece.algorithm == Algorithm::nvls);
+    CHECK(piece.protocol == Protocol::Simple);
+  }
+  CHECK(f.points[0].protocol == Protocol::Simple);
+  fit::annotate_transfer(forced, 450e9, 0.8 * 450e9);
+  CHECK(forced.pieces[0].algorithm == Algorithm::ring);
+  CHECK(forced.pieces[0].protocol == Protocol::LL);
+}
+
 TEST_CASE("a fit on a TCP box is compared with that box's own default, which already pays TCP's network hops") {
   // The A3 Mega platform (net_transport="tcp"), 16 ranks on 2 nodes, an LL tree line fitted at
   // 1.2 x the default there: 1.2 x (6.8 + 2 (7 x 0.6 + 5.0 + 49)) us. Replayed on the same box it
