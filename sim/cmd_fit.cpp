@@ -256,7 +256,9 @@ int fit_command(int argc, char** argv) {
     if (efa_simple) opt.forced_protocol = Protocol::Simple;
     const std::string& forced_algorithm = settings.algorithm.empty() ? algorithm : settings.algorithm;
     if (!forced_algorithm.empty()) opt.forced_algorithm = forced_algorithm_of(forced_algorithm, nodes);
-    const fit::FitOptions forced = opt;  // what the log ran under, before a short log's one line is taken as if forced
+    // What the log ran under, before a short log's one line is taken as if forced.
+    const std::optional<Algorithm> log_algorithm = opt.forced_algorithm;
+    const std::optional<Protocol> log_protocol = opt.forced_protocol;
     const auto short_line = short_log_line(log, opt, reference.get(), gpus);
     if (short_line) {
       opt.forced_protocol = short_line->second;
@@ -264,7 +266,7 @@ int fit_command(int argc, char** argv) {
     }
     fit::CollectiveFit f = fit::fit_collective(log, opt);
     f.path_class = cls;
-    f.forced_algorithm = forced.forced_algorithm, f.forced_protocol = forced.forced_protocol;
+    f.forced_algorithm = log_algorithm, f.forced_protocol = log_protocol;
     if (box) f.nvlink_fabric = box->nvlink_fabric;
     // The GPU the log's Rank lines name is what ran (recorded by the GPU table's name); the platform
     // only stands in for its links. A name the table does not know was fitted as the platform's GPU,

@@ -78,14 +78,12 @@ std::string envelope_block(const CollectiveFit& c) {
   if (!c.nvlink_fabric.empty())
     out += fmt::format("    nvlink_fabric: {}   # the fitted GPUs' NVLink within a node: {}\n", c.nvlink_fabric,
                        c.nvlink_fabric == "switch" ? "through NVSwitch" : "links from GPU to GPU, no switch");
-  if (c.forced_algorithm)
-    out += fmt::format("    forced_algorithm: {}   # the log ran under NCCL_ALGO={}: its pieces are NCCL's steps within it, used where a run "
-                       "forces it too\n",
-                       algorithm_name(*c.forced_algorithm), algorithm_name(*c.forced_algorithm));
-  if (c.forced_protocol)
-    out += fmt::format("    forced_protocol: {}   # the log ran under NCCL_PROTO={}: its pieces are NCCL's steps within it, used where a "
-                       "run forces it too\n",
-                       protocol_name(*c.forced_protocol), protocol_name(*c.forced_protocol));
+  const auto forced = [&](const char* key, const char* variable, const char* name) {
+    out += fmt::format("    {}: {}   # the log ran under {}={}: its pieces are NCCL's steps within it, used where a run forces it too\n",
+                       key, name, variable, name);
+  };
+  if (c.forced_algorithm) forced("forced_algorithm", "NCCL_ALGO", algorithm_name(*c.forced_algorithm));
+  if (c.forced_protocol) forced("forced_protocol", "NCCL_PROTO", protocol_name(*c.forced_protocol));
   if (c.host_copy_Bps)
     out += fmt::format("    host_copy_bandwidth: {}   # host-staged: the pace of copies through host memory within a socket\n",
                        gbps(*c.host_copy_Bps));

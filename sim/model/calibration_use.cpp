@@ -29,6 +29,11 @@ LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& targ
   return path;
 }
 
+// Whether the target's rings run on wires of the rate the entry's did (within 1%; no recorded rate: they do).
+bool same_wire(const CollectiveCalibration& e, const GroupSummary& t) {
+  return !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
+}
+
 // Whether the target's nodes talk over the transport the entry was fitted on (unknown: they do).
 bool same_transport(const CollectiveCalibration& e, const GroupSummary& t) {
   return e.net_transport.empty() || net_transport_of(e.net_transport) == t.transport;
@@ -142,8 +147,7 @@ std::optional<std::string> above_measured_sizes(const CollectiveCalibration& e, 
 }
 
 bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
-  const bool same_wire = !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
-  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) &&
+  return e.nranks == t.nranks && e.nodes == t.nodes && same_wire(e, t) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) &&
          same_fabric(e, t) && (t.nodes == 1 || same_transport(e, t));
 }
 
@@ -156,8 +160,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread, e.nccl_version));
   // A network's achieved share of its NICs is the fabric's (RoCE or InfiniBand, GPUDirect or not,
   // the stack's tuning), not the GPUs': it stays on NICs of the rate it measured.
-  const bool same_nics = e.wire_Bps && std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
-  if (t.worst_class == PathClass::NET && e.wire_Bps && !same_nics && !inside)
+  if (t.worst_class == PathClass::NET && !same_wire(e, t))
     return {fallback, "default", fmt::format("{}: a network fit is not carried to other NICs ({} on the target's rings{})", line,
                                              gbps(t.raw_Bps), ", fitted on " + gbps(*e.wire_Bps))};
   // A host-staged line is the pace of copies through host memory, a P2P line that of the GPUs' own

@@ -152,7 +152,6 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   double raw = std::numeric_limits<double>::infinity();  // narrowest edge of a ring
   bool all_nvswitch = true, intra_nvswitch = true;  // every link NVSwitch; every link of the edges within a node
   bool nic_near = true;                             // every network edge reaches its NIC without the CPU
-  bool intra_edges = false, intra_nvl = true;       // edges within a node; all of them NVLink, not staged
   g.compute_capability = std::numeric_limits<int>::max();  // the group's oldest GPU decides
   for (int gi : gpus) {
     const GpuDesc& gpu = *topology_.platform().gpu(gi);
@@ -166,9 +165,7 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
     for (const auto& [a, b] : edges(op, ring)) {
       const GpuPath& p = topology_.path_in(ring, a, b);
       g.worst_class = std::max(g.worst_class, p.path_class);
-      if (p.path_class != PathClass::NET)
-        g.intra_class = std::max(g.intra_class, p.path_class), intra_edges = true,
-        intra_nvl = intra_nvl && p.path_class == PathClass::NVL && !p.staged;
+      if (p.path_class != PathClass::NET) g.intra_class = std::max(g.intra_class, p.path_class);
       g.staged = g.staged || p.staged;
       if (p.staged) {
         const StagedEdge e = staged_edge(topology_.platform(), p);
@@ -225,7 +222,8 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   g.tree_possible = g.nodes > 1 && op == CollectiveOp::all_reduce;
   withhold_unreleased(g.tree_possible, "tree", nccl_release_of(Algorithm::tree), g);
   g.port_Bps = port;
-  if (intra_edges && intra_nvl) g.nvlink_fabric = intra_nvswitch ? "switch" : "direct";
+  // (More ranks than nodes: the rings have edges within a node, and intra_class is theirs.)
+  if (g.nranks > g.nodes && g.intra_class == PathClass::NVL && !g.staged) g.nvlink_fabric = intra_nvswitch ? "switch" : "direct";
   if (g.nodes > 1) tree_rates(op, channel_rings, g);
   return g;
 }

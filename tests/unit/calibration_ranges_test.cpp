@@ -439,7 +439,7 @@ TEST_CASE("a calibration's forced_algorithm, forced_protocol and nvlink_fabric: 
   const std::string line = "    protocols:\n      Simple: { latency: 30us, bus_bandwidth: 300GBps }\n";
   {
     TempFile ok("tpsim_envelope_forced.yaml", head + "    forced_algorithm: ring\n    forced_protocol: LL128\n    nvlink_fabric: direct\n" + line);
-    const CollectiveCalibration& c = load_calibration(ok.path).collectives.at(0);
+    const CollectiveCalibration c = load_calibration(ok.path).collectives.at(0);  // a copy: the Calibration is a temporary
     CHECK(c.forced_algorithm == Algorithm::ring);
     CHECK(c.forced_protocol == Protocol::LL128);
     CHECK(c.nvlink_fabric == "direct");

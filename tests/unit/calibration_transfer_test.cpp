@@ -305,7 +305,8 @@ TEST_CASE("a network fit stays on the transport it measured, whatever the NICs' 
 
 TEST_CASE("a line of a log that ran under NCCL_ALGO is used for that algorithm only") {
   // A ring/Simple line of 2 DGX H100 nodes fitted under NCCL_ALGO=Ring (forced_algorithm: ring), on
-  // the same 16 GPUs: a run forced to the tree takes the default, one forced to the ring the line.
+  // the same 16 GPUs: a run forced to the tree takes the default, one forced to the ring the line (its
+  // 300 GB/s of bus bandwidth, inside the envelope: the same box).
   Calibration cal = simple_line(400e-6, 300e9, 400e9, Algorithm::ring);
   CollectiveCalibration& e = cal.collectives[0];
   e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "H100-SXM5-80GB", e.forced_algorithm = Algorithm::ring;
