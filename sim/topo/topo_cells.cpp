@@ -92,6 +92,8 @@ bool is_rdma_name(const std::string& s) {
   return false;
 }
 
+bool names_device(const std::string& s) { return numbered(s, "GPU") || numbered(s, "NIC") || is_rdma_name(s); }
+
 std::optional<PathEntry> parse_code(const std::string& t) {
   PathEntry e;
   if (t == "X") e.code = PathCode::X;

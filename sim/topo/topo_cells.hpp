@@ -52,6 +52,9 @@ bool is_title(const std::vector<Token>& toks);
 // Raw RDMA device names that older drivers print instead of NIC<n> (mlx5_0, bnxt_re1, efa0, ...).
 bool is_rdma_name(const std::string& s);
 
+// A label that names a device of a matrix: GPU<n>, NIC<n> or a raw RDMA device name.
+bool names_device(const std::string& s);
+
 // X, NV<n>, PIX, PXB, PHB, NODE, SYS (SOC, as drivers before 2017 print it); nullopt for anything else.
 std::optional<PathEntry> parse_code(const std::string& t);
 

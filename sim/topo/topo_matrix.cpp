@@ -95,6 +95,8 @@ TopoMatrix Reader::read(const std::string& text) {
           state = State::legend;
         } else if (nic_legend) {
           state = State::nic_legend;
+        } else if (state == State::rows && every_row_read() && !names_device(toks[0].text)) {
+          state = trailing(line_no, toks[0], line);  // text right after the last row, no blank line between
         } else if (state == State::rows || row_still_missing(toks[0].text)) {
           if (state == State::after_matrix && !blank_rows_noted_) {
             blank_rows_noted_ = true;
@@ -316,6 +318,7 @@ void Reader::check_complete(int end_line) {
                                                "is inferred without them",
                                                fmt::join(nics_without_row, ", "))));
   // NUMA nodes: for all GPUs or for none.
+  numa_from_cpu_affinity(end_line);
   int known = static_cast<int>(std::count_if(m_.numa_node.begin(), m_.numa_node.end(), [](int n) { return n >= 0; }));
   if (known > 0 && known < m_.gpu_count) {
     for (int g = 0; g < m_.gpu_count; ++g)
@@ -323,6 +326,33 @@ void Reader::check_complete(int end_line) {
         fail(numa_token_line_[g], numa_token_[g],
              fmt::format("NUMA Affinity of GPU{} is {} while other GPUs give a NUMA node; tpsim cannot tell "
                          "which CPU socket GPU{} hangs off", g, affinity_elided_[g] ? "elided with '...'" : "N/A", g));
+  }
+}
+
+// A GPU whose NUMA Affinity is N/A among GPUs that give one: its CPU Affinity places it. The same
+// CPU list as a GPU with a node: that node; a list no GPU with a node has: a node of its own (the
+// lowest number not taken), since a NUMA node's GPUs print its CPUs. Said in a note either way.
+void Reader::numa_from_cpu_affinity(int end_line) {
+  auto known = [&](int g) { return m_.numa_node[g] >= 0; };
+  if (std::none_of(m_.numa_node.begin(), m_.numa_node.end(), [](int n) { return n >= 0; })) return;
+  for (int g = 0; g < m_.gpu_count; ++g) {
+    const std::string& cpus = m_.cpu_affinity[g];
+    if (known(g) || affinity_elided_[g] || cpus.empty() || cpus == "N/A") continue;
+    int same = -1;
+    for (int h = 0; h < m_.gpu_count && same < 0; ++h)
+      if (known(h) && m_.cpu_affinity[h] == cpus) same = h;
+    std::string why;
+    if (same >= 0) {
+      m_.numa_node[g] = m_.numa_node[same];
+      why = fmt::format("GPU{}'s, whose CPU Affinity ({}) is the same", same, cpus);
+    } else {
+      int node = 0;
+      while (std::find(m_.numa_node.begin(), m_.numa_node.end(), node) != m_.numa_node.end()) ++node;
+      m_.numa_node[g] = node;
+      why = fmt::format("a node of its own: no GPU with a NUMA node has its CPU Affinity ({})", cpus);
+    }
+    m_.notes.push_back(format_note(Location{m_.file, numa_token_line_[g] ? numa_token_line_[g] : end_line, numa_token_[g].col},
+                                   fmt::format("NUMA Affinity of GPU{} is N/A: placed on NUMA node {}, {}", g, m_.numa_node[g], why)));
   }
 }
 

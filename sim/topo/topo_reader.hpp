@@ -86,6 +86,10 @@ private:
                                    fmt::format("'{}'{} before the matrix, skipped", shown(skipped_->text),
                                                skipped_->lines > 1 ? fmt::format(" and {} more lines", skipped_->lines - 1) : "")));
   }
+  // Every device of the header has its row: what follows is not the matrix's (unless it names a device).
+  bool every_row_read() const {
+    return std::none_of(row_line_.begin(), row_line_.end(), [](int line) { return line == 0; });
+  }
   // A row label of the header whose row has not come yet (blank lines between rows).
   bool row_still_missing(const std::string& label) const {
     const auto found = device_by_label_.find(label);
@@ -105,6 +109,7 @@ private:
   int first_of_node_list(int line, const Token& t, int gpu);
   void read_nic_legend(int line, const std::vector<Token>& toks);
   void check_complete(int end_line);
+  void numa_from_cpu_affinity(int end_line);
   std::string column_summary() const;
 
   TopoMatrix m_;

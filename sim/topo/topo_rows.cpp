@@ -50,7 +50,7 @@ void Reader::read_row(int line, std::vector<Token> toks, const std::string& text
       std::find(dropped_.begin(), dropped_.end(), label.text) != dropped_.end())
     return;  // a row of a column the header cut
   if (found == device_by_label_.end()) {
-    if (numbered(label.text, "GPU") || numbered(label.text, "NIC") || is_rdma_name(label.text)) {
+    if (names_device(label.text)) {
       std::vector<std::string> names;
       for (const auto& d : m_.devices) names.push_back(d.label);
       fail(line, label, fmt::format("row {} has no column in the header (the header names {})", label.text,

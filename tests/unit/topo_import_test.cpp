@@ -413,6 +413,10 @@ TEST_CASE("every matrix in tests/data/topo is read") {
       {"4xrtx4090-node-phb-2nic-epyc7302-p2p-patched.txt", "RTX4090-24GB"},
       {"4xrtx4090-node-phb-1nic-epyc-p2p-patched.txt", "RTX4090-24GB"},
       {"4xrtx4090-node-phb-2nic-epyc-stock.txt", "RTX4090-24GB"},
+      // Session 38 (a helper's search: 19 matrices not yet here, these two refused before): one GPU's NUMA
+      // Affinity N/A, placed by its CPU Affinity; a C comment's '*/' right after the last row.
+      {"2xrtx3090-sys-numa-na-one-gpu.txt", "RTX3090-24GB"},
+      {"8xv100-cube-mesh-4nic-comment-close-after.txt", "V100-SXM2-32GB"},
   };
   // Every matrix in the folder is listed above (the incomplete one is the refusal below).
   for (const auto& entry : std::filesystem::directory_iterator(TPSIM_SOURCE_DIR "/tests/data/topo")) {
@@ -716,6 +720,14 @@ TEST_CASE("malformed matrices are located errors with exact text") {
   SUBCASE("duplicate and stray rows") {
     CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU0\t X \tPIX\t0-31\t0\n") ==
           "topo.txt:3:1: error: second row for GPU0 (the first is on line 2)");
+    // Text right after the last row (no blank line), such as the '*/' closing a C comment the matrix was
+    // pasted in: skipped with a note once every row has come; a device label there is still an error.
+    const TopoMatrix closed = parse_topo_matrix(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\t0\n*/\n// 0 2\n", "topo.txt");
+    CHECK(closed.gpu_count == 2);
+    CHECK(std::count(closed.notes.begin(), closed.notes.end(),
+                     "topo.txt:4:1: note: '*/' is not part of the matrix or its Legend: skipped, with the lines after it") == 1);
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\t0\nGPU2\tPIX\tPIX\t0-31\t0\n") ==
+          "topo.txt:4:1: error: row GPU2 has no column in the header (the header names GPU0, GPU1)");
     // A blank line ends the matrix once every row has come: what follows is not a row.
     CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\t0\n\nGPU1\tPIX\t X \t0-31\t0\n") ==
           "topo.txt:5:1: error: unexpected 'GPU1' after the end of the matrix (line 3); only the Legend may come "
@@ -726,9 +738,24 @@ TEST_CASE("malformed matrices are located errors with exact text") {
           "topo.txt:2:14: error: CPU Affinity of GPU0 is 'PIX'; expected a CPU list such as 0-31,64-95 or N/A");
     CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\tzero\n") ==
           "topo.txt:2:19: error: NUMA Affinity of GPU0 is 'zero'; expected a NUMA node number or N/A");
-    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \t0-31\tN/A\n") ==
-          "topo.txt:3:19: error: NUMA Affinity of GPU1 is N/A while other GPUs give a NUMA node; tpsim cannot tell "
+    // Neither affinity places GPU1 (both N/A): refused.
+    CHECK(test::topo_parse_error(header + "GPU0\t X \tPIX\t0-31\t0\nGPU1\tPIX\t X \tN/A\tN/A\n") ==
+          "topo.txt:3:18: error: NUMA Affinity of GPU1 is N/A while other GPUs give a NUMA node; tpsim cannot tell "
           "which CPU socket GPU1 hangs off");
+  }
+  SUBCASE("a NUMA Affinity of N/A placed by the CPU Affinity") {
+    const auto noted = [](const TopoMatrix& m, const std::string& note) { return std::count(m.notes.begin(), m.notes.end(), note); };
+    // The same CPU list as GPU0 (node 1): a NUMA node's GPUs print its CPUs, so node 1.
+    const TopoMatrix same = parse_topo_matrix(header + "GPU0\t X \tPIX\t0-31\t1\nGPU1\tPIX\t X \t0-31\tN/A\n", "topo.txt");
+    CHECK(same.numa_node == std::vector<int>{1, 1});
+    CHECK(noted(same, "topo.txt:3:19: note: NUMA Affinity of GPU1 is N/A: placed on NUMA node 1, GPU0's, whose CPU Affinity (0-31) "
+                      "is the same") == 1);
+    // A CPU list no GPU with a node has (club-3090 #178: GPU0 N/A, GPU1 on node 1 across SYS): a node of its
+    // own, the lowest number not taken, 0.
+    const TopoMatrix own = parse_topo_matrix(header + "GPU0\t X \tSYS\t0-7,16-23\tN/A\nGPU1\tSYS\t X \t8-15,24-31\t1\n", "topo.txt");
+    CHECK(own.numa_node == std::vector<int>{0, 1});
+    CHECK(noted(own, "topo.txt:2:24: note: NUMA Affinity of GPU0 is N/A: placed on NUMA node 0, a node of its own: no GPU with a "
+                     "NUMA node has its CPU Affinity (0-7,16-23)") == 1);
   }
   SUBCASE("legend") {
     const std::string matrix = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tPIX\t0-31\n\n";
