@@ -230,6 +230,7 @@ int collective_command(int argc, char** argv) {
   if (!gpu_note.empty()) notes.push_back(gpu_note);
   if (measured && !measured->failure.empty()) notes.push_back(fit::failure_note(*measured));
   if (measured && !measured->shared_gpu.empty()) notes.push_back(fit::shared_gpu_note(*measured));
+  if (measured && measured->bw_before_2020) notes.push_back(fit::bw_before_2020_note(*measured));
   for (const auto& note : notes) out += "# note: " + note + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
   for (const auto& n : forced.notes) {

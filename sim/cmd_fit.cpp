@@ -356,6 +356,8 @@ int fit_command(int argc, char** argv) {
     if (f.gpus_per_thread > 1) std::cout << fmt::format("  note: {}\n", fit::serial_launch_note(f.gpus_per_thread, f.nccl_version));
     if (!log.failure.empty()) std::cout << fmt::format("  note: {}\n", fit::failure_note(log));
     if (!log.shared_gpu.empty()) std::cout << fmt::format("  note: {}\n", fit::shared_gpu_note(log));
+    if (log.bw_before_2020) std::cout << fmt::format("  note: {}\n", fit::bw_before_2020_note(log));
+    if (const auto unbounded = fit::unbounded_bandwidth_note(f)) notes.push_back(*unbounded);
     for (const auto& n : notes) std::cout << fmt::format("  note: {}\n", n);
     cal.files.push_back(path);
     fitted.push_back({log, text, cls, f});

@@ -11,6 +11,7 @@
 #include "nelder_mead.hpp"
 #include "util/error.hpp"
 #include "util/median.hpp"
+#include "util/units.hpp"
 
 namespace tpsim::fit {
 
@@ -169,7 +170,7 @@ std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
     throw InputError({log.file, log.rows.empty() ? 0 : log.rows.back().line, 0},
                      fmt::format("{} size{} with an out-of-place time; fitting latency and bandwidth of {} needs at least {}{}",
                                  samples.size(), samples.size() == 1 ? "" : "s", spoken_list(names), needed,
-                                 names.size() > 1 ? fmt::format(" (one protocol's line needs 2: --protocol, or --platform and --gpus "
+                                 names.size() > 1 && samples.size() >= POINTS_PER_LINE ? fmt::format(" (one protocol's line needs 2: --protocol, or --platform and --gpus "
                                                                 "naming the log's {} GPUs, to fit the one the platform's defaults run "
                                                                 "at these sizes)",
                                                                 log.nranks)
@@ -315,6 +316,31 @@ std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_vers
   return fmt::format("one thread launched on {} GPUs (nccl-tests -g {}): small-size times include its serial launches, "
                      "above what an engine with one process per GPU sees; rerun with -g 1, one rank per GPU, for that",
                      gpus_per_thread, gpus_per_thread);
+}
+
+namespace {
+// No GPU's links carry this bus bandwidth: ten times NVLink 5's 1.8 TB/s (both directions of a B200's
+// port). A fitted line or piece above it ran flat, or faster, as its sizes grew: a broken stretch
+// of the sweep, not a rate.
+constexpr double UNBOUNDED_BUS_BPS = 18e12;
+}  // namespace
+
+std::optional<std::string> unbounded_bandwidth_note(const CollectiveFit& f) {
+  std::vector<std::string> found;
+  double lo = 0;
+  for (const PieceFit& p : f.pieces) {
+    if (p.bus_bw_Bps > UNBOUNDED_BUS_BPS)
+      found.push_back(fmt::format("the {}/{} piece ({}{})", algorithm_name(p.algorithm), protocol_name(p.protocol),
+                                  lo > 0 ? "above " + format_size(lo) : "from the smallest size",
+                                  std::isfinite(p.max_size_B) ? ", up to " + format_size(p.max_size_B) : ""));
+    lo = p.max_size_B;
+  }
+  for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple})
+    if (f[p].constrained && f[p].bus_bw_Bps > UNBOUNDED_BUS_BPS) found.push_back(fmt::format("the {} line", protocol_name(p)));
+  if (found.empty()) return std::nullopt;
+  return fmt::format("{} fitted a bus bandwidth above what any GPU's links carry ({:.0f} TB/s): the log's times do not grow "
+                     "with size there, a broken stretch of the sweep rather than a rate; written as fitted, check the log",
+                     spoken_list(found), UNBOUNDED_BUS_BPS / 1e12);
 }
 
 // A protocol's term is measured where the protocol runs and the term is a real share of the time.

@@ -28,7 +28,8 @@ std::optional<double> to_double(std::string_view s) {
 
 // The table layout read from the column header.
 struct Layout {
-  int root = 4;       // index of the root column; -1 in nccl-tests before 2.10, which printed none
+  int redop = 3;      // index of the redop column; -1 where nccl-tests before 2.10 printed none (all_gather, broadcast)
+  int root = 4;       // index of the root column; -1 in nccl-tests before 2.10, which printed one for rooted ops only
   int oop = 5;        // index of the out-of-place time column
   int ip = 9;         // index of the in-place time column
   int required = 13;  // fields every data row has
@@ -48,8 +49,10 @@ bool is_time_name(std::string_view s) { return s == "time" || s == "cputime"; }
 // nccl-tests before 2.10.
 bool is_check_name(std::string_view s) { return s == "#wrong" || s == "error"; }
 
-// Reads `#  size count type redop root time algbw busbw #wrong [i_min ...] time ...`, or the layout
-// of nccl-tests before 2.10, `#  size count type redop time algbw busbw error time ...`.
+// Reads `#  size count type redop root time algbw busbw #wrong [i_min ...] time ...`, or the layouts
+// of nccl-tests before 2.10, which printed only the columns an op has: `size count type redop time
+// algbw busbw error time ...` (all_reduce), `size count type root time ...` (broadcast), `size count
+// type time ...` (all_gather).
 Layout read_header(const std::vector<Token>& t, const std::string& file, int line) {
   // t[0] is "#" or starts with '#'; the names follow.
   std::vector<std::string> names;
@@ -67,13 +70,17 @@ Layout read_header(const std::vector<Token>& t, const std::string& file, int lin
                      "unrecognised nccl-tests column header (" + why +
                          "); expected '# size count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
   };
-  static const std::array<const char*, 5> lead{"size", "count", "type", "redop", "root"};
-  if (names.size() < 5) bad("too few columns");
-  const bool has_root = !is_time_name(names[4]);  // nccl-tests before 2.10: the time follows redop
-  for (std::size_t i = 0; i < lead.size() - (has_root ? 0 : 1); ++i)
+  static const std::array<const char*, 3> lead{"size", "count", "type"};
+  if (names.size() < 4) bad("too few columns");
+  for (std::size_t i = 0; i < lead.size(); ++i)
     if (names[i] != lead[i]) bad(fmt::format("column {} is '{}', not '{}'", i + 1, names[i], lead[i]));
-  const int oop = has_root ? 5 : 4;
-  if (static_cast<int>(names.size()) < oop + 8 || !is_time_name(names[oop])) bad("no out-of-place time column after 'root'");
+  std::size_t next = lead.size();
+  const int redop = names[next] == "redop" ? static_cast<int>(next++) : -1;
+  const int root = next < names.size() && names[next] == "root" ? static_cast<int>(next++) : -1;
+  if (next >= names.size() || !is_time_name(names[next]))
+    bad(fmt::format("column {} is '{}', not 'redop', 'root' or 'time'", next + 1, next < names.size() ? names[next] : ""));
+  const int oop = static_cast<int>(next);
+  if (static_cast<int>(names.size()) < oop + 8) bad("no in-place columns after the out-of-place ones");
   int second = -1;
   for (std::size_t i = oop + 1; i < names.size(); ++i)
     if (is_time_name(names[i])) { second = static_cast<int>(i); break; }
@@ -84,7 +91,8 @@ Layout read_header(const std::vector<Token>& t, const std::string& file, int lin
   if (static_cast<int>(names.size()) < second + width) bad("in-place group is shorter than the out-of-place one");
   for (int i = 0; i < width; ++i)
     if (names[second + i] != names[oop + i]) bad(fmt::format("in-place column '{}' does not match '{}'", names[second + i], names[oop + i]));
-  l.root = has_root ? 4 : -1;
+  l.redop = redop;
+  l.root = root;
   l.oop = oop;
   l.ip = second;
   l.required = second + width;
@@ -146,7 +154,7 @@ NcclRow parse_row(const std::vector<Token>& t, std::string_view text, const Layo
   row.size_B = *size;
   row.count = *count;
   row.type = std::string(t[2].text);
-  row.redop = std::string(t[3].text);
+  row.redop = l.redop < 0 ? "none" : std::string(t[l.redop].text);
   row.root = static_cast<int>(*root);
   row.out_of_place = timing(t, l, l.oop, file, line);
   row.in_place = timing(t, l, l.ip, file, line);
@@ -159,6 +167,24 @@ NcclRow parse_row(const std::vector<Token>& t, std::string_view text, const Layo
 // algbw * f may sit from busbw.
 bool ratio_matches(const NcclTiming& t, double f) {
   return std::fabs(t.algbw_GBps * f - t.busbw_GBps) <= 0.005 * f + 0.005 + 1e-3 * t.busbw_GBps;
+}
+
+// nccl-tests' lines after a table: `# Out of bounds values : 0 OK`, `# Avg bus bandwidth : 40.6`,
+// `# Collective test concluded: all_reduce_perf` (here without their '#').
+bool is_summary_line(std::string_view s) {
+  return starts_with(s, "Out of bounds values") || starts_with(s, "Avg bus bandwidth") || starts_with(s, "Collective test concluded");
+}
+
+// Every row of a log prints algbw = busbw = S (n-1)/n / time (to its 3 significant digits, out of place):
+// the all_gather / reduce_scatter convention of nccl-tests before June 2020.
+bool printed_before_2020_gather_bw(const NcclLog& log) {
+  const double share = double(log.nranks - 1) / log.nranks;
+  return std::all_of(log.rows.begin(), log.rows.end(), [&](const NcclRow& r) {
+    const NcclTiming& t = r.out_of_place;
+    if (t.time_us <= 0 || t.algbw_GBps < 0.1) return true;  // too few digits to tell
+    const double expected = double(r.size_B) * share / t.time_us / 1e3;
+    return ratio_matches(t, 1.0) && std::fabs(t.algbw_GBps - expected) <= 0.01 + 0.01 * expected;
+  });
 }
 
 // The row whose out-of-place algbw is largest: busbw/algbw is most precise there.
@@ -358,8 +384,7 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
           log.header_line = line_no;
           in_table = true;
         }
-      } else if (starts_with(c, "Out of bounds values") || starts_with(c, "Avg bus bandwidth") ||
-                 starts_with(c, "Collective test concluded")) {
+      } else if (is_summary_line(c)) {
         if (in_table) table_done = true;
         in_table = false;
       } else {
@@ -370,6 +395,12 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
         if (auto np = processes_in_command(c); np && !procs_command) procs_command = *np;
         if (auto t = threads_in_comment(c)) log.threads_per_process = *t;
       }
+      continue;
+    }
+    // nccl-tests' closing lines where a page's rendering lost their '#' (a Markdown '#' starts a heading).
+    if (is_summary_line(body)) {
+      if (in_table) table_done = true;
+      in_table = false;
       continue;
     }
     // NCCL's own lines (NCCL INFO ..., or `NCCL version 2.26.2+cuda12.8` alone with NCCL_DEBUG=VERSION).
@@ -461,6 +492,18 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     log.nranks_source = NranksSource::bw_ratio;
   }
 
+  // nccl-tests before June 2020 printed an all_gather's and a reduce_scatter's algbw as S (n-1)/n / t, with
+  // busbw equal to it (its commit ec1b5e2, "Change all_gather/reduce_scatter algbw to match the
+  // documentation"): restated as today's, algbw S / t, busbw S (n-1)/n / t, and said so.
+  if (ratio_row && log.nranks > 1 && (log.op == CollectiveOp::all_gather || log.op == CollectiveOp::reduce_scatter) &&
+      !ratio_matches(ratio_row->out_of_place, bus_factor(log.op, log.nranks)) && printed_before_2020_gather_bw(log)) {
+    for (NcclRow& r : log.rows)
+      for (NcclTiming* t : {&r.out_of_place, &r.in_place}) {
+        t->busbw_GBps = t->algbw_GBps;
+        t->algbw_GBps = t->time_us > 0 ? double(r.size_B) / t->time_us / 1e3 : t->algbw_GBps;
+      }
+    log.bw_before_2020 = true;
+  }
   // Cross-check: the printed busbw/algbw must be the bus factor of (op, nranks).
   if (ratio_row && log.nranks > 0) {
     double f = bus_factor(log.op, log.nranks);
@@ -473,6 +516,12 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
                                    source_name(log.nranks_source), source_name(log.op_source), f));
   }
   return log;
+}
+
+std::string bw_before_2020_note(const NcclLog& log) {
+  return fmt::format("the log prints {}'s algbw and busbw as nccl-tests did before June 2020, both S (n-1)/n / time: read as "
+                     "today's, algbw S / time and busbw S (n-1)/n / time (its times as printed)",
+                     collective_op_name(log.op));
 }
 
 std::string failure_note(const NcclLog& log) {

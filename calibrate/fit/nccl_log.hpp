@@ -81,6 +81,7 @@ struct NcclRow {
 struct LogSetting {
   std::string value;
   int line = 0;
+  bool by_nccl = false;  // NCCL's own `NCCL_X set by environment to V`: what it ran with
 };
 
 // The envelope a log measured, for a calibration to record: which GPU, which NCCL, and how
@@ -110,7 +111,8 @@ struct NcclLog {
   // NCCL environment settings the log shows, by name ("NCCL_ALGO" -> {"Ring", line}): `NCCL_X=V` on a
   // command line or in a comment (mpirun's `-x NCCL_X=V`, `export NCCL_X=V`, a leading `NCCL_X=V
   // ./all_reduce_perf`, an nccl.conf line), or NCCL's `NCCL INFO NCCL_X set by environment to V`.
-  // The first of each name wins. "network" is the transport NCCL says it uses (`NCCL INFO Using
+  // NCCL's own line wins (what it ran with); else the first line that sets the name, and on that line its
+  // last setting (mpirun's later `-x NCCL_X=V` overrides an earlier one). "network" is the transport NCCL says it uses (`NCCL INFO Using
   // network Socket`: Socket, IB, AWS Libfabric, ...).
   std::map<std::string, LogSetting> env;
   // nccl-tests' own failure line (`... Test NCCL failure common.cu:1204 '...'`) that ended the run:
@@ -119,6 +121,9 @@ struct NcclLog {
   // Two ranks its Rank lines put on one GPU (same host and bus id): "ranks 0 and 1 (host h, [0x02])";
   // empty when every rank has its own.
   std::string shared_gpu;
+  // The log printed all_gather / reduce_scatter bandwidths as nccl-tests did before June 2020 (both
+  // S (n-1)/n / time); its rows hold today's, restated (bw_before_2020_note).
+  bool bw_before_2020 = false;
 };
 
 struct NcclReadOptions {
@@ -130,6 +135,9 @@ struct NcclReadOptions {
 // Parses `text` (the whole file); `file` names it in messages and may reveal the op.
 // Throws InputError on anything it cannot read (see the preamble).
 NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options = {});
+
+// What bw_before_2020 means, for a log that has it.
+std::string bw_before_2020_note(const NcclLog& log);
 
 // "the run failed at line N (...): the M sizes it printed before are read", for a log with a failure.
 std::string failure_note(const NcclLog& log);

@@ -88,6 +88,10 @@ std::size_t ray_prefix_length(std::string_view line) {
 
 std::size_t output_tag_length(std::string_view line) {
   if (const std::size_t ray = ray_prefix_length(line)) return ray + output_tag_length(line.substr(ray));
+  // A Markdown blockquote: `> ` (or `>` alone) before every line of a log pasted into one, nested or not.
+  if (const std::size_t quote = line.find_first_not_of(' ');
+      quote != std::string_view::npos && quote < 4 && line[quote] == '>' && (quote + 1 == line.size() || line[quote + 1] == ' ' || line[quote + 1] == '>'))
+    return quote + 1 + output_tag_length(line.substr(quote + 1));
   // srun --label: `0: ` (or ` 0: `, padded) before every line of task 0.
   const std::size_t digits = line.find_first_not_of(' ');
   if (const std::size_t colon = line.find(": "); digits != std::string_view::npos && colon > digits && colon <= 6 &&
@@ -140,7 +144,11 @@ void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>
     // "... set by environment to 1." and prose such as "NCCL_NVLS_ENABLE=1, NCCL_ALGO unset": the
     // punctuation after a value is not part of it (a list's inner commas are).
     while (!value.empty() && (value.back() == '.' || value.back() == ',' || value.back() == ')')) value.pop_back();
-    if (!value.empty()) env.emplace((*it)[1], LogSetting{value, line_no});
+    if (value.empty()) continue;
+    const bool by_nccl = (*it)[0].str().find(" set by environment to ") != std::string::npos;
+    const auto [at, added] = env.emplace((*it)[1], LogSetting{value, line_no, by_nccl});
+    const bool overrides = by_nccl ? !at->second.by_nccl : !at->second.by_nccl && at->second.line == line_no;
+    if (!added && overrides) at->second = LogSetting{value, line_no, by_nccl};
   }
   // NCCL's `NCCL INFO Using network Socket` (or IB, AWS Libfabric, ...): the transport it chose.
   if (const auto at = text.find("NCCL INFO Using network "); at != std::string::npos)

@@ -30,7 +30,8 @@ bool starts_with(std::string_view s, std::string_view p);
 
 // mpirun --tag-output / --timestamp-output prefix every line: `[1,0]<stdout>:` or
 // `Thu Jul 18 15:41:05 2024<stdout>:`; srun --label a task number, `0: `; Ray and SkyPilot a worker's
-// name, `(head, rank=0, pid=3808) `, before any of those. The length of such a tag (0 when the line has none).
+// name, `(head, rank=0, pid=3808) `, before any of those; a Markdown blockquote `> ` before a pasted log.
+// The length of such a tag (0 when the line has none).
 std::size_t output_tag_length(std::string_view line);
 // The line with every mpirun output tag and srun label blanked (output_tag_length's at its start,
 // `[job,rank]<stdout>:` anywhere), so that columns stay those of the file.

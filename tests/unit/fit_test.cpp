@@ -585,13 +585,21 @@ TEST_CASE("bad logs: located errors with exact messages") {
         "norows.log:2:1: error: no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 "
         "...' under the '#  size  count  type ...' header)");
   CHECK(error_of("#  size count type redop root time algbw busbw\n" + std::string(ROW_8), "hdr.log") ==
-        "hdr.log:1:1: error: unrecognised nccl-tests column header (no out-of-place time column after 'root'); expected "
+        "hdr.log:1:1: error: unrecognised nccl-tests column header (no in-place columns after the out-of-place ones); expected "
         "'# size count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
+  // After type: redop, root, both or neither (nccl-tests before 2.10 printed an op's own), then the time.
+  CHECK(error_of("#  size count type algbw time algbw busbw error time algbw busbw error\n" + std::string(ROW_8), "hdr4.log") ==
+        "hdr4.log:1:1: error: unrecognised nccl-tests column header (column 4 is 'algbw', not 'redop', 'root' or 'time'); "
+        "expected '# size count type redop root time algbw busbw #wrong time algbw busbw #wrong'");
   // Two rows only: the fit needs 6 sizes (latency and bandwidth of three protocols, 2 a line).
   CHECK(error_of("# nranks: 8\n" + head + ROW_16, "few_all_reduce.log", true) ==
         "few_all_reduce.log:5: error: 2 sizes with an out-of-place time; fitting latency and bandwidth of LL, LL128 and Simple "
         "needs at least 6 (one protocol's line needs 2: --protocol, or --platform and --gpus naming the "
         "log's 8 GPUs, to fit the one the platform's defaults run at these sizes)");
+  // One size: no line can be fitted, so neither --protocol nor a platform is offered.
+  CHECK(error_of("# nranks: 8\n" + head, "one_all_reduce.log", true) ==
+        "one_all_reduce.log:4: error: 1 size with an out-of-place time; fitting latency and bandwidth of LL, LL128 and Simple "
+        "needs at least 6");
   // The rank count a comment gives must match busbw/algbw.
   std::string wrong_n = slurp(recorded("dgx-h100-8gpu-nvswitch.log"));
   wrong_n.replace(wrong_n.find("# nranks: 8"), 11, "# nranks: 4");
@@ -809,4 +817,22 @@ TEST_CASE("a fit whose --gpus does not match the log's ranks says in the calibra
   const std::string yaml = calibration_yaml({{"a.log"}, {fit}, std::nullopt, std::nullopt});
   CHECK(yaml.find("    # no wire_bandwidth: not annotated for other boxes: --gpus names 4 GPUs but the log ran 8 ranks\n") != std::string::npos);
   CHECK(yaml.find("    wire_bandwidth: ") == std::string::npos);
+}
+
+TEST_CASE("a fitted bus bandwidth no GPU's links carry is said: a sweep whose times stop growing with size") {
+  // A published 2x8 RTX 6000D alltoall whose 16 MiB row took 10.6 ms after 263 us at 8 MiB and 9.8 ms at
+  // 32 MiB: its middle piece's line is flat, bandwidth 1.76e17 B/s, above the bound of 18 TB/s (ten times
+  // NVLink 5's 1.8 TB/s both ways).
+  CollectiveFit f;
+  f.pieces = {{Algorithm::direct, Protocol::LL, 31.8e-6, 31.1e9, 8388608},
+              {Algorithm::direct, Protocol::LL128, 10236e-6, 1.757e26, 33554432},
+              {Algorithm::direct, Protocol::Simple, 86075e-6, 61.1e9, INFINITY}};
+  f.protocols[static_cast<int>(Protocol::LL)] = {28e-6, 5.5e9, true};
+  CHECK(unbounded_bandwidth_note(f) ==
+        "the direct/LL128 piece (above 8.389 MB, up to 33.55 MB) fitted a bus bandwidth above what any GPU's links carry "
+        "(18 TB/s): the log's times do not grow with size there, a broken stretch of the sweep rather than a rate; written as "
+        "fitted, check the log");
+  // Bandwidths links carry (the first and last pieces, the LL line at 5.5 GB/s) say nothing.
+  f.pieces.erase(f.pieces.begin() + 1);
+  CHECK_FALSE(unbounded_bandwidth_note(f).has_value());
 }

@@ -479,7 +479,8 @@ TEST_CASE("the rank count: Rank lines with gaps are a lower bound; the launcher'
 
 TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from command lines and NCCL INFO") {
   // The forms published logs show: mpirun's -x, a leading assignment, an nccl.conf line, and NCCL's
-  // own "set by environment" line (its trailing full stop dropped). The first of each name wins.
+  // own "set by environment" line (its trailing full stop dropped). NCCL's own line wins, else the first
+  // line that sets a name, and on it the last setting.
   const std::string rows =
       "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
       "1048576 262144 float sum -1 100.0 10.49 19.66 0 100.0 10.49 19.66 0\n";
@@ -496,6 +497,15 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   CHECK(s.p2p_level == "SYS");
   REQUIRE(s.notes.size() == 3);
   CHECK(s.notes[0].text == "the log ran with NCCL_ALGO=Ring (line 1): simulated with --algorithm ring");
+  // mpirun's later -x overrides an earlier one (nccl-tests#321 sets NCCL_NET_GDR_LEVEL=2, then =1); NCCL's
+  // own line, wherever it comes, says what it ran with (there PIX).
+  const NcclLog twice = parse_nccl_log("mpirun -np 16 -x NCCL_NET_GDR_LEVEL=2 -x NCCL_PROTO=LL -x NCCL_NET_GDR_LEVEL=1 -x NCCL_PROTO=Simple ./all_reduce_perf\n"
+                                       "NCCL_PROTO=LL128\n"
+                                       "h:1:1 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PIX\n" + rows,
+                                       "t.log");
+  CHECK(twice.env.at("NCCL_PROTO").value == "Simple");
+  CHECK(twice.env.at("NCCL_NET_GDR_LEVEL").value == "PIX");
+  CHECK(twice.env.at("NCCL_NET_GDR_LEVEL").line == 3);
   // NVLSTree is tpsim's nvls; a list or an exclusion cannot be forced; P2P_DISABLE=1 is --p2p off.
   const LogSettings t = log_settings(parse_nccl_log("NCCL_ALGO=NVLSTree NCCL_PROTO=^LL128 NCCL_P2P_DISABLE=1 ./all_reduce_perf\n"
                                                     "# nranks: 16\n" + rows, "t.log"));
@@ -550,4 +560,40 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
                                     "NCCL_COLLNET_ENABLE=0 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).notes.empty());
   // A list is read whole, not as its first protocol.
   CHECK(log_settings(parse_nccl_log("NCCL_PROTO=LL,LL128 ./all_reduce_perf\n# nranks: 16\n" + rows, "t.log")).protocol.empty());
+}
+
+TEST_CASE("published layouts a helper found in session 38: nccl-tests before 2.10 without redop or root, a blockquote, lost '#'") {
+  const std::string dir = "tests/data/measured/log_formats/";
+  // DGX-2, 12 V100s, -g 12, before 2.10: all_gather prints `size count type time ...` (no redop, no root)
+  // and, before June 2020, algbw = busbw = S (n-1)/n / t. Its 8 GiB row: 8589934560 B in 106773 us prints
+  // 73.75 = 8589934560 x 11/12 / 106773 / 1e3; read as today's, algbw = S / t = 80.45, busbw = 73.75.
+  const NcclLog gather = parse_nccl_log(slurp(dir + "dgx2-12xv100-g12-all-gather-before-2020.log"), "ag.log");
+  CHECK(gather.op == CollectiveOp::all_gather);
+  CHECK(gather.nranks == 12);
+  CHECK(gather.bw_before_2020);
+  REQUIRE(!gather.rows.empty());
+  const NcclTiming& big = gather.rows.back().out_of_place;
+  CHECK(big.algbw_GBps == doctest::Approx(8589934560.0 / 106773 / 1e3).scale(0));
+  CHECK(big.busbw_GBps == doctest::Approx(73.75).scale(0));
+  CHECK(bw_before_2020_note(gather) ==
+        "the log prints all_gather's algbw and busbw as nccl-tests did before June 2020, both S (n-1)/n / time: read as today's, "
+        "algbw S / time and busbw S (n-1)/n / time (its times as printed)");
+  // The same box's broadcast: `size count type root time ...` (no redop): a data-only op with a root.
+  const NcclLog bcast = parse_nccl_log(slurp(dir + "dgx2-12xv100-g12-broadcast-no-redop.log"), "bc.log");
+  CHECK(bcast.op == CollectiveOp::broadcast);
+  CHECK(bcast.rows.back().redop == "none");
+  CHECK(bcast.rows.back().root == 0);
+  CHECK_FALSE(bcast.bw_before_2020);
+  // 8x RTX 2080 Ti -g 8, pasted into a Markdown blockquote: `> ` before every line, read past.
+  const NcclLog quoted = parse_nccl_log(slurp(dir + "8x-rtx2080ti-g8-blockquote.log"), "bq.log");
+  CHECK(quoted.op == CollectiveOp::all_reduce);
+  CHECK(quoted.rows.size() == 25);
+  CHECK(quoted.gpus_per_thread == 8);
+  CHECK(quoted.gpu_name == "GeForce RTX 2080 Ti");
+  // A page whose rendering dropped every leading '#': its `Out of bounds values` and `Avg bus bandwidth`
+  // lines end the table as nccl-tests' commented ones do (16 ranks: busbw/algbw = 15/16).
+  const NcclLog lost = parse_nccl_log(slurp(dir + "2x-a3high-h100-all-gather-hash-lost.log"), "a3-all-gather.log");
+  CHECK(lost.op == CollectiveOp::all_gather);
+  CHECK(lost.nranks == 16);
+  CHECK(lost.rows.size() == 11);
 }
