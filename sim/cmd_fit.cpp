@@ -357,6 +357,10 @@ int fit_command(int argc, char** argv) {
     if (!log.failure.empty()) std::cout << fmt::format("  note: {}\n", fit::failure_note(log));
     if (!log.shared_gpu.empty()) std::cout << fmt::format("  note: {}\n", fit::shared_gpu_note(log));
     if (log.bw_before_2020) std::cout << fmt::format("  note: {}\n", fit::bw_before_2020_note(log));
+    if (log.hosts > 1 && log.ranks_listed < log.nranks && !box)
+      notes.push_back(fmt::format("the log's Rank lines list {} of its {} ranks, on {} hosts: its nodes are at least {}, fitted as {} "
+                                  "(a '# nodes: N' comment in the log, or --platform and --gpus, say how many)",
+                                  log.ranks_listed, log.nranks, log.hosts, log.hosts, nodes));
     if (const auto unbounded = fit::unbounded_bandwidth_note(f)) notes.push_back(*unbounded);
     for (const auto& n : notes) std::cout << fmt::format("  note: {}\n", n);
     cal.files.push_back(path);

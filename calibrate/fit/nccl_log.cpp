@@ -459,6 +459,7 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
   log.shared_gpu = devices.shared_gpu;
   log.processes = static_cast<int>(devices.procs.size());
   log.hosts = static_cast<int>(devices.hosts.size());
+  log.ranks_listed = static_cast<int>(devices.ranks.size());
   const int max_rank = devices.max_rank;
   const NcclRow* ratio_row = best_ratio_row(log.rows);
   decide_op(log, named, options, ratio_row);

@@ -106,6 +106,7 @@ struct NcclLog {
   int gpus_per_thread = 1;          // nccl-tests -g: `# nThread 1 nGpus 8` is one thread launching on 8 GPUs
   int processes = 0;                // distinct (host, Pid) pairs of the Rank lines (mpirun -np); 0 without them
   int hosts = 0;                    // distinct host names of the Rank lines; 0 without them
+  int ranks_listed = 0;             // ranks the Rank lines list: below nranks where a copy elided some (hosts a lower bound)
   int header_line = 0;              // line of the column header; 0 when the log has none
   std::vector<NcclRow> rows;        // strictly increasing size_B
   // NCCL environment settings the log shows, by name ("NCCL_ALGO" -> {"Ring", line}): `NCCL_X=V` on a
