@@ -320,26 +320,23 @@ std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_vers
 
 namespace {
 // No GPU's links carry this bus bandwidth: ten times NVLink 5's 1.8 TB/s (both directions of a B200's
-// port). A fitted line or piece above it ran flat, or faster, as its sizes grew: a broken stretch
-// of the sweep, not a rate.
+// port). A line fitted above it ran flat, or faster, as its sizes grew: its bandwidth was not measured.
 constexpr double UNBOUNDED_BUS_BPS = 18e12;
 }  // namespace
 
 std::optional<std::string> unbounded_bandwidth_note(const CollectiveFit& f) {
+  // A piece below the largest size holds only its own sizes, where a flat line is what they measured (a
+  // latency floor); the last piece runs every larger size, and the envelope's lines any size and box.
   std::vector<std::string> found;
-  double lo = 0;
-  for (const PieceFit& p : f.pieces) {
-    if (p.bus_bw_Bps > UNBOUNDED_BUS_BPS)
-      found.push_back(fmt::format("the {}/{} piece ({}{})", algorithm_name(p.algorithm), protocol_name(p.protocol),
-                                  lo > 0 ? "above " + format_size(lo) : "from the smallest size",
-                                  std::isfinite(p.max_size_B) ? ", up to " + format_size(p.max_size_B) : ""));
-    lo = p.max_size_B;
-  }
+  if (!f.pieces.empty() && f.pieces.back().bus_bw_Bps > UNBOUNDED_BUS_BPS)
+    found.push_back(fmt::format("the last size piece ({}/{}), which runs every size beyond the log's,",
+                                algorithm_name(f.pieces.back().algorithm), protocol_name(f.pieces.back().protocol)));
   for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple})
-    if (f[p].constrained && f[p].bus_bw_Bps > UNBOUNDED_BUS_BPS) found.push_back(fmt::format("the {} line", protocol_name(p)));
+    if (f[p].constrained && f[p].bus_bw_Bps > UNBOUNDED_BUS_BPS)
+      found.push_back(fmt::format("the {} line, which carries to other sizes and boxes,", protocol_name(p)));
   if (found.empty()) return std::nullopt;
   return fmt::format("{} fitted a bus bandwidth above what any GPU's links carry ({:.0f} TB/s): the log's times do not grow "
-                     "with size there, a broken stretch of the sweep rather than a rate; written as fitted, check the log",
+                     "with size there, which predicts almost no time for more bytes; check the log's largest sizes",
                      spoken_list(found), UNBOUNDED_BUS_BPS / 1e12);
 }
 

@@ -174,8 +174,8 @@ int max_pieces(CollectiveOp op, int nranks, int nodes, bool ll128);
 // NCCL before 2.9 launched them as one group (nccl_group_launch): no serial launches.
 std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_version);
 
-// The fitted lines and pieces whose bus bandwidth no GPU's links carry (a sweep whose times stop
-// growing with size), said in a note; nullopt when there are none.
+// The fitted lines, and the last size piece, whose bus bandwidth no GPU's links carry (a sweep whose
+// times stop growing with size, which they would carry beyond it), said in a note; nullopt when none.
 std::optional<std::string> unbounded_bandwidth_note(const CollectiveFit& f);
 
 // The timed sizes a fit with `options` needs: POINTS_PER_LINE for each protocol it draws a line
