@@ -381,7 +381,12 @@ std::size_t sizes_needed(const FitOptions& options) { return sizes_needed_for(fi
 CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
   const Enabled on = fitted_protocols(options);
   const std::vector<Sample> samples = read_samples(log, on);
-  if (!bus_factor_is_constant(log.op) && log.nranks < 2)
+  if (log.nranks == 0)
+    throw InputError({log.file, log.header_line, 0},
+                     fmt::format("cannot tell how many ranks ran this {} (its busbw equals its algbw at any rank count, and no "
+                                 "Rank lines, 'nranks' comment, launcher count or -g N says): add a line '# nranks: N' to the log",
+                                 collective_op_name(log.op)));
+  if (log.nranks < 2)
     throw InputError({log.file, log.header_line, 0},
                      fmt::format("{} over {} rank moves no data between GPUs; nothing to fit", collective_op_name(log.op), log.nranks));
 

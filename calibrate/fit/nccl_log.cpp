@@ -244,6 +244,7 @@ const char* source_name(NranksSource s) {
     case NranksSource::comment: return "an 'nranks' comment";
     case NranksSource::command_line: return "the launcher's process count (-np) x threads x GPUs per thread";
     case NranksSource::bw_ratio: return "busbw/algbw";
+    case NranksSource::one_process: return "one process's threads x GPUs per thread (-t, -g; no launcher shown)";
     case NranksSource::not_needed: return "nothing (not needed: bus factor 1)";
   }
   return "?";
@@ -284,7 +285,10 @@ CollectiveOp op_from_columns(const NcclLog& log, const NcclRow* ratio_row) {
   if (std::isnan(ratio)) undecided("no row with a non-zero algbw, and no *_perf binary named");
   bool reduction = r0.redop != "none";
   if (reduction && r0.root >= 0) return CollectiveOp::reduce;
-  if (!reduction && r0.root >= 0) return CollectiveOp::broadcast;
+  if (!reduction && r0.root >= 0) {
+    if (ratio >= 0.999) return CollectiveOp::broadcast;
+    undecided("redop 'none' with a root and busbw < algbw: scatter or gather");
+  }
   if (reduction) return ratio < 0.999 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   if (ratio < 0.999) {
     const bool checked = !std::isnan(r0.out_of_place.wrong);
@@ -437,6 +441,11 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     // all_gather/reduce_scatter runs from -b 8 print 0 B rows first: nccl-tests rounds a size
     // below nranks x element size down to nothing. They move no data; a 0 B row later is an error.
     if (row.size_B == 0 && log.rows.empty()) continue;
+    if (!log.rows.empty() && row.size_B <= log.rows.back().size_B && row.type != log.rows.back().type)
+      throw InputError({file, line_no, toks.front().col},
+                       fmt::format("the sweep starts over here with another datatype ({} after {}, line {}): the log holds one "
+                                   "sweep per datatype (nccl-tests -d all); tpsim reads one sweep a file: keep one datatype's rows",
+                                   row.type, log.rows.back().type, log.rows.back().line));
     if (!log.rows.empty() && row.size_B <= log.rows.back().size_B)
       throw InputError({file, line_no, toks.front().col},
                        fmt::format("size {} B is not larger than the previous row's {} B (line {}); "
@@ -448,6 +457,9 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
   // (A run that failed after it: its rows so far stand, as the failure's note says.)
   if (cut_row && log.failure.empty())
     throw InputError({file, cut_row->line, 1}, "this row, cut by NCCL's own output, has no rest before the file ends");
+  if (log.rows.empty() && !log.failure.empty())
+    throw InputError({file, log.header_line, log.header_line ? 1 : 0},
+                     fmt::format("the run failed before it printed a whole row ({}): no sizes to read", log.failure));
   if (log.rows.empty())
     throw InputError({file, log.header_line, log.header_line ? 1 : 0},
                      "no nccl-tests data rows (expected lines like '8  2  float  sum  -1  13.67  0.00  0.00  0 ...' "
@@ -479,8 +491,11 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     log.nranks = *procs_command * log.threads_per_process * log.gpus_per_thread;
     log.nranks_source = NranksSource::command_line;
   } else if (bus_factor_is_constant(log.op)) {
-    log.nranks = 0;
-    log.nranks_source = NranksSource::not_needed;
+    // busbw = algbw at any rank count: a run whose launcher is not shown is taken for one process
+    // driving its threads' GPUs (-t T -g N) when that is more than one GPU; else the count is unknown.
+    const int one_process = log.threads_per_process * log.gpus_per_thread;
+    log.nranks = one_process > 1 ? one_process : 0;
+    log.nranks_source = one_process > 1 ? NranksSource::one_process : NranksSource::not_needed;
   } else {
     auto n = ratio_row ? nranks_from_ratio(log.op, ratio_row->out_of_place) : std::nullopt;
     if (!n && elided) n = max_rank + 1;

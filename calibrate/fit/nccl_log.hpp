@@ -52,6 +52,7 @@ enum class NranksSource {
   comment,     // a comment such as `# nranks: 16  nodes: 2 ...`
   command_line,  // the launcher's process count (`mpirun -np 16 ... all_reduce_perf -g 1`) x threads x GPUs
   bw_ratio,    // solved from busbw/algbw = f(op, N) on the row with the largest algbw
+  one_process, // an op whose bus factor is 1 and no launcher shown: one process's threads x GPUs (-t, -g)
   not_needed   // op whose bus factor is 1 and no other source: nranks is 0
 };
 const char* source_name(OpSource s);

@@ -137,7 +137,8 @@ bool is_mpi_message(std::string_view s) {
 
 void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env) {
   if (s.find("NCCL") == std::string_view::npos) return;
-  static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(?:=| set by environment to )([^\s'";\\]+))");
+  // `NCCL_X=V`, NCCL's `NCCL_X set by environment to V`, aws-ofi-nccl's `NET/OFI Setting NCCL_X to "V"`.
+  static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(?:=| set by environment to | to ")([^\s'";\\]+))");
   const std::string text(s);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), setting); it != std::sregex_iterator(); ++it) {
     std::string value = (*it)[2];
@@ -145,7 +146,7 @@ void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>
     // punctuation after a value is not part of it (a list's inner commas are).
     while (!value.empty() && (value.back() == '.' || value.back() == ',' || value.back() == ')')) value.pop_back();
     if (value.empty()) continue;
-    const bool by_nccl = (*it)[0].str().find(" set by environment to ") != std::string::npos;
+    const bool by_nccl = (*it)[0].str().find(" to ") != std::string::npos;  // NCCL's or its net plugin's own line
     const auto [at, added] = env.emplace((*it)[1], LogSetting{value, line_no, by_nccl});
     const bool overrides = by_nccl ? !at->second.by_nccl : !at->second.by_nccl && at->second.line == line_no;
     if (!added && overrides) at->second = LogSetting{value, line_no, by_nccl};

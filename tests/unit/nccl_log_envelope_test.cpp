@@ -442,6 +442,12 @@ TEST_CASE("a run that failed: the rows before nccl-tests' failure line are read,
   CHECK(failure_note(log) ==
         "the run failed (line 7: HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error'): the 2 sizes it printed before are read");
   CHECK(parse_nccl_log(text.substr(0, text.find("HCA-128")), "t.log").failure.empty());
+  // Failed before its first row was whole (NVIDIA/nccl-tests#355: an alltoall's 2 MiB row cut by the failure): said so.
+  CHECK(error_of("#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                 "     2097152         32768     float    none      -1 node0: Test CUDA failure common.cu:389 'an illegal memory access was encountered'\n",
+                 "f.log") ==
+        "f.log:1:1: error: the run failed before it printed a whole row (line 2: 2097152         32768     float    none      -1 node0: "
+        "Test CUDA failure common.cu:389 'an illegal memory access was encountered'): no sizes to read");
 }
 
 TEST_CASE("the rank count: Rank lines with gaps are a lower bound; the launcher's -np times nGpus counts") {
@@ -596,4 +602,48 @@ TEST_CASE("published layouts a helper found in session 38: nccl-tests before 2.1
   CHECK(lost.op == CollectiveOp::all_gather);
   CHECK(lost.nranks == 16);
   CHECK(lost.rows.size() == 11);
+}
+
+TEST_CASE("a second helper's logs (session 38): scatter or gather, a -g N run of a bus-factor-1 op, -d all, aws-ofi-nccl's protocol") {
+  const std::string header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+  // An AWS scatter_perf copied without its binary: redop none and root 0 as a broadcast prints, but busbw/algbw
+  // = 79.20/84.48 = 0.9375 = 15/16, which a broadcast (bus factor 1) never prints: scatter or gather, not said.
+  CHECK(error_of(header + "  2147483648  33554432  float  none  0  25421  84.48  79.20  0  25283  84.94  79.63  0\n", "s.log") ==
+        "s.log:2:1: error: cannot tell which collective this log measures (redop 'none' with a root and busbw < algbw: scatter "
+        "or gather); give --op, or name it in the file name, e.g. 'mybox_all_reduce.log'");
+  // sendrecv (bus factor 1) run by one process on 8 GPUs (li-plus/playground's `./build/sendrecv_perf ... -g 8`, no
+  // launcher, no Rank lines): 1 thread x 8 GPUs = 8 ranks.
+  const std::string rows = "   134217728  33554432  float  sum  -1  1000.0  134.22  134.22  0  1000.0  134.22  134.22  0\n"
+                           "   268435456  67108864  float  sum  -1  1900.0  141.28  141.28  0  1900.0  141.28  141.28  0\n";
+  const NcclLog one = parse_nccl_log("./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8\n" + header + rows, "sr.log");
+  CHECK(one.op == CollectiveOp::send_recv);
+  CHECK(one.nranks == 8);
+  CHECK(one.nranks_source == NranksSource::one_process);
+  // Without -g (or with -g 1) nothing says the count: the fit refuses at the header, asking for it.
+  const NcclLog unknown = parse_nccl_log("./build/sendrecv_perf -b 128M -e 1G -f 2\n" + header + rows, "sr1.log");
+  CHECK(unknown.nranks == 0);
+  FitOptions simple;
+  simple.forced_protocol = Protocol::Simple;
+  try {
+    fit_collective(unknown, simple);
+    FAIL("fitted a log whose rank count is unknown");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "sr1.log:2: error: cannot tell how many ranks ran this send_recv (its busbw equals its algbw at any rank count, and no "
+          "Rank lines, 'nranks' comment, launcher count or -g N says): add a line '# nranks: N' to the log");
+  }
+  // nccl-tests -d all: one sweep per datatype, the next starting over at a smaller size (an OpenShift H200 guide).
+  CHECK(error_of("# nranks: 16\n" + header +
+                     " 42949672960  42949672960  int8  sum  -1  206424  208.07  390.12  0  206000  208.50  390.94  0\n"
+                     " 10737418240  10737418240  uint8  sum  -1  51692.2  207.72  389.47  0  51600  208.09  390.16  0\n",
+                 "dall.log") ==
+        "dall.log:4:2: error: the sweep starts over here with another datatype (uint8 after int8, line 3): the log holds one sweep "
+        "per datatype (nccl-tests -d all); tpsim reads one sweep a file: keep one datatype's rows");
+  // aws-ofi-nccl sets NCCL_PROTO itself and says so in NCCL's log (EKS Blueprints' T4 EFA run): what NCCL ran with.
+  const NcclLog ofi = parse_nccl_log("h:21:21 [0] NCCL INFO NET/OFI Setting NCCL_PROTO to \"simple\"\n# nranks: 2\n" + header +
+                                         "  1048576  262144  float  sum  -1  100.0  10.49  10.49  0  100.0  10.49  10.49  0\n",
+                                     "ofi.log");
+  CHECK(ofi.env.at("NCCL_PROTO").value == "simple");
+  CHECK(ofi.env.at("NCCL_PROTO").by_nccl);
+  CHECK(log_settings(ofi).protocol == "Simple");
 }
