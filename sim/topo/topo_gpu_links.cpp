@@ -43,7 +43,7 @@ GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
   }
   auto names = gpu_names();
   std::string hint = gpu_name_hint(gpu_model);
-  if (hint.empty()) hint = fmt::format("; known models: {}", fmt::join(names, ", "));
+  if (hint.empty()) hint = fmt::format("; known models (by these names, or the names nvidia-smi prints for them): {}", fmt::join(names, ", "));
   throw ValueError(fmt::format("unknown GPU model '{}'{}", gpu_model, hint));
 }
 

@@ -180,7 +180,7 @@ TEST_CASE("--gpu takes the names nvidia-smi prints, case-insensitively") {
   std::string known;
   for (const auto& name : gpu_names()) known += (known.empty() ? "" : ", ") + name;
   CHECK_THROWS_WITH_AS(gpu_link_spec("NVIDIA GeForce RTX 3070"),
-                       ("unknown GPU model 'NVIDIA GeForce RTX 3070'; known models: " + known).c_str(), ValueError);
+                       ("unknown GPU model 'NVIDIA GeForce RTX 3070'; known models (by these names, or the names nvidia-smi prints for them): " + known).c_str(), ValueError);
 }
 
 TEST_CASE("GPU table rows from datasheets: A40 and L40") {

@@ -174,7 +174,7 @@ TEST_CASE("GPU table: NVLink and PCIe rates by generation") {
   CHECK_THROWS_WITH_AS(gpu_link_spec("A100-SXM4-80G"), "unknown GPU model 'A100-SXM4-80G'; did you mean 'A100-SXM4-80GB'?",
                        ValueError);
   CHECK_THROWS_WITH_AS(gpu_link_spec("MI300X"),
-                       "unknown GPU model 'MI300X'; known models: A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, A100-PCIe-40GB, "
+                       "unknown GPU model 'MI300X'; known models (by these names, or the names nvidia-smi prints for them): A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIe-80GB, A100-PCIe-40GB, "
                        "H100-SXM5-80GB, H100-PCIe-80GB, H100-NVL-94GB, H200-SXM-141GB, B200-SXM-180GB, H20-96GB, "
                        "GH200-96GB, V100-SXM2-32GB, L40S-48GB, L40-48GB, A40-48GB, L20-48GB, A30-24GB, "
                        "A800-SXM4-80GB, A800-PCIe-80GB, H800-SXM5-80GB, RTX3090-24GB, RTX6000Ada-48GB, "
