@@ -86,12 +86,23 @@ std::size_t ray_prefix_length(std::string_view line) {
 }
 }  // namespace
 
+namespace {
+// A Markdown blockquote marker at the line's start: `> ` (or `>` alone, or `>>`), after at most 3
+// blanks; its length, 0 when the line has none.
+std::size_t quote_marker_length(std::string_view line) {
+  const std::size_t at = line.find_first_not_of(' ');
+  if (at == std::string_view::npos || at > 3 || line[at] != '>') return 0;
+  return at + 1 < line.size() && line[at + 1] != ' ' && line[at + 1] != '>' ? 0 : at + 1;
+}
+}  // namespace
+
 std::size_t output_tag_length(std::string_view line) {
-  if (const std::size_t ray = ray_prefix_length(line)) return ray + output_tag_length(line.substr(ray));
-  // A Markdown blockquote: `> ` (or `>` alone) before every line of a log pasted into one, nested or not.
-  if (const std::size_t quote = line.find_first_not_of(' ');
-      quote != std::string_view::npos && quote < 4 && line[quote] == '>' && (quote + 1 == line.size() || line[quote + 1] == ' ' || line[quote + 1] == '>'))
-    return quote + 1 + output_tag_length(line.substr(quote + 1));
+  // Prefixes that stack, peeled in a loop (a line of a million markers is still one pass): Ray's worker
+  // names, a Markdown blockquote's markers (a log pasted into one, nested or not); then one tag.
+  std::size_t lead = 0;
+  for (std::size_t step = 1; step > 0; lead += step)
+    if (!(step = ray_prefix_length(line.substr(lead)))) step = quote_marker_length(line.substr(lead));
+  if (lead > 0) return lead + output_tag_length(line.substr(lead));
   // srun --label: `0: ` (or ` 0: `, padded) before every line of task 0.
   const std::size_t digits = line.find_first_not_of(' ');
   if (const std::size_t colon = line.find(": "); digits != std::string_view::npos && colon > digits && colon <= 6 &&

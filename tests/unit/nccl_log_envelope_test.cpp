@@ -11,6 +11,7 @@
 #include "fit/collective_fit.hpp"
 #include "fit/log_settings.hpp"
 #include "fit/nccl_log.hpp"
+#include "fit/nccl_log_text.hpp"
 #include "util/error.hpp"
 
 using namespace tpsim;
@@ -646,4 +647,20 @@ TEST_CASE("a second helper's logs (session 38): scatter or gather, a -g N run of
   CHECK(ofi.env.at("NCCL_PROTO").value == "simple");
   CHECK(ofi.env.at("NCCL_PROTO").by_nccl);
   CHECK(log_settings(ofi).protocol == "Simple");
+}
+
+TEST_CASE("prefixes that stack are peeled in one pass: a line of a million markers does not exhaust the stack") {
+  // Ray's worker names and blockquote markers were peeled by recursion, one stack frame a prefix (200,000
+  // frames for these `(pid=1) ` prefixes, a million for the `>`s). Now a loop: the row behind them reads.
+  const std::string row = " 8 2 float sum -1 12.0 0.00 0.00 0 12.0 0.00 0.00 0\n";
+  std::string rays;
+  for (int i = 0; i < 200000; ++i) rays += "(pid=1) ";
+  CHECK(error_of(rays + row, "ray.log") ==
+        "ray.log:1:1: error: cannot tell which collective this log measures (no row with a non-zero algbw, and no *_perf "
+        "binary named); give --op, or name it in the file name, e.g. 'mybox_all_reduce.log'");
+  const NcclLog quoted = parse_nccl_log("# nranks: 8\n" + std::string(1000000, '>') + row, "q.log", {.op = CollectiveOp::all_reduce});
+  REQUIRE(quoted.rows.size() == 1);
+  CHECK(quoted.rows[0].size_B == 8);
+  // Nested quotes as Markdown writes them, `> > `, with a tag after them.
+  CHECK(log_text::output_tag_length("> > [1,0]<stdout>:  8 2 float") == 18);
 }
