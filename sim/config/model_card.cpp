@@ -149,15 +149,16 @@ const std::vector<std::string> USED_KEYS{
     "sliding_window", "use_sliding_window", "layer_types", "derived", "model_type",
     "hidden_act", "activation_function", "activation", "rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps",
     "parallel_attn", "use_parallel_residual", "bias", "enable_bias", "attention_bias", "mlp_bias",
-    "max_position_embeddings", "n_positions", "quantization_config"};
+    "max_position_embeddings", "n_positions", "quantization_config", "shared_expert_intermediate_size",
+    "moe_shared_expert_intermediate_size", "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "interleave_moe_layer_step"};
 const std::vector<std::string> INFO_KEYS{
     "source", "notes", "family_defaults", "rope_theta", "rope_scaling", "architectures", "bos_token_id", "eos_token_id",
     "pad_token_id", "initializer_range", "attention_dropout", "pretraining_tp", "use_cache", "transformers_version",
     "_name_or_path", "max_window_layers", "partial_rotary_factor", "rope_type", "query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation",
     "cache_implementation", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
     "experts_per_token", "n_group", "topk_group", "routed_scaling_factor", "scoring_func", "topk_method", "norm_topk_prob",
-    "num_nextn_predict_layers", "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "ep_size", "aux_loss_alpha",
-    "seq_aux", "swiglu_limit", "initial_context_length", "intermediate_size_mlp", "interleave_moe_layer_step",
+    "num_nextn_predict_layers", "ep_size", "aux_loss_alpha",
+    "seq_aux", "swiglu_limit", "initial_context_length", "intermediate_size_mlp",
     "attention_chunk_size", "no_rope_layer_interval", "use_qk_norm", "attn_temperature_tuning", "floor_scale", "attn_scale",
     "rotary_dim", "rotary_pct", "rotary_emb_base", "rotary", "alibi", "n_ctx", "resid_pdrop", "embd_pdrop",
     "attn_pdrop", "hidden_dropout", "dropout", "activation_dropout", "classifier_dropout", "init_std", "layerdrop",
@@ -317,6 +318,10 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
   c.name = m.str_or("model", m.has("_name_or_path") ? m.str("_name_or_path") : path);
   c.hf_id = m.str_or("hf_id", m.has("_name_or_path") ? m.str("_name_or_path") : "");
   read_architecture(m, c);
+  refuse_unmodelled_layouts(m);
+  if (first_given(m, {"hidden_size", "n_embd"}).empty() && given(m, "text_config"))
+    m.fail(m.node("text_config"), "the text model's fields are under 'text_config' (a multimodal model's config): tpsim reads a "
+                                  "text model's card; copy them to the top level, as workloads/models/llama-4-scout.yaml does");
   c.hidden_size = positive_of(m, {"hidden_size", "n_embd"});
   c.num_layers = positive_of(m, {"num_hidden_layers", "n_layer"}, MAX_LAYERS);
   c.num_heads = positive_of(m, {"num_attention_heads", "n_head"});

@@ -23,6 +23,8 @@ int positive_int(const YamlMap& m, const std::string& key, long max = MAX_DIMENS
 // One field under any of its names; when none is given, the error names the first.
 int positive_of(const YamlMap& m, const std::vector<std::string>& keys, long max = MAX_DIMENSION);
 
+// Layer layouts tpsim does not model (Mamba, linear attention, per-layer blocks): refused at the key.
+void refuse_unmodelled_layouts(const YamlMap& m);
 // Experts (num_local_experts, n_routed_experts or num_experts; shared experts; leading dense
 // layers) and the MLP widths; c.gated_mlp and the dimensions are read already.
 void read_experts(const YamlMap& m, ModelCard& c);

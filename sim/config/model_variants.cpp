@@ -11,7 +11,14 @@
 // * sliding windows: layer_types ("sliding_attention" | "full_attention" per layer, gpt-oss and
 //   Gemma-style hybrids) with sliding_window; sliding_window alone (Mistral) makes every layer
 //   sliding unless use_sliding_window is false (Qwen).
+// * layer layouts: every layer is attention (full or sliding, MLA or not) followed by an MLP or
+//   experts, experts from first_k_dense_replace on (moe_layer_freq's leading zeros say the same); a
+//   shared expert wider than a routed one (shared_expert_intermediate_size) counts as that many
+//   experts' widths. A card whose layers are state-space (Mamba), linear attention, per-layer
+//   architectures, or experts every N-th layer is refused at its key: costed as attention layers
+//   it would be another model (a Nemotron-H card read so had twice its weights and 12x its KV cache).
 #include <algorithm>
+#include <fmt/format.h>
 
 #include "model_card_fields.hpp"
 #include "util/spelling.hpp"
@@ -33,6 +40,60 @@ int count_or_zero(const YamlMap& m, const std::string& key) {
   const long v = m.integer(key);
   if (v < 0) m.fail(m.node(key), "'" + key + "' must be >= 0, not " + std::to_string(v));
   return v == 0 ? 0 : positive_int(m, key);
+}
+
+// Hugging Face keys of layer layouts tpsim does not model, and what they do.
+const std::pair<const char*, const char*> UNMODELLED_LAYOUTS[] = {
+    {"hybrid_override_pattern", "gives each layer a kind (M Mamba2, * attention, - MLP, E experts)"},
+    {"layers_block_type", "mixes Mamba and attention layers"},
+    {"attn_layer_period", "mixes Mamba and attention layers"},
+    {"hybrid_layer_pattern", "gives each layer its own attention"},
+    {"full_attention_interval", "makes the layers between full-attention ones linear attention"},
+    {"block_configs", "gives each layer its own attention and MLP (skipped or resized)"},
+};
+
+void refuse(const YamlMap& m, const std::string& key, const std::string& what) {
+  m.fail(m.node(key), fmt::format("'{}' {}: tpsim models every layer as attention (full or sliding) followed by an MLP or "
+                                  "experts, and costing these layers so would misstate the weights and the KV cache; refused",
+                                  key, what));
+}
+
+// Experts in every layer from the first `c.first_dense_layers` on: any other placement is refused.
+void read_expert_layers(const YamlMap& m, ModelCard& c) {
+  for (const char* step : {"interleave_moe_layer_step", "decoder_sparse_step", "expert_layer_period"})
+    if (given(m, step) && m.integer(step) != 1)
+      refuse(m, step, fmt::format("puts experts in one layer of every {}, dense MLPs in the others", m.integer(step)));
+  if (given(m, "mlp_only_layers") && m.node("mlp_only_layers").size() > 0) refuse(m, "mlp_only_layers", "makes these layers dense");
+  if (!given(m, "moe_layer_freq")) return;
+  const YAML::Node freq = m.node("moe_layer_freq");
+  if (!freq.IsSequence()) {
+    if (m.integer("moe_layer_freq") != 1) refuse(m, "moe_layer_freq", "puts experts in one layer of every " + m.str("moe_layer_freq"));
+    return;
+  }
+  // A list of 0 (dense) and 1 (experts) per layer: leading zeros are first_k_dense_replace.
+  std::size_t dense = 0;
+  while (dense < freq.size() && integer_of(m.file(), freq[dense], "moe_layer_freq entry") == 0) ++dense;
+  for (std::size_t l = dense; l < freq.size(); ++l)
+    if (integer_of(m.file(), freq[l], "moe_layer_freq entry") != 1) refuse(m, "moe_layer_freq", "puts dense layers between expert layers");
+  if (long(freq.size()) != c.num_layers)
+    m.fail(freq, "'moe_layer_freq' must list one entry for each of the " + std::to_string(c.num_layers) + " layers");
+  if (given(m, "first_k_dense_replace") && c.first_dense_layers != int(dense))
+    m.fail(freq, fmt::format("'moe_layer_freq' makes {} leading layers dense, first_k_dense_replace {}", dense, c.first_dense_layers));
+  c.first_dense_layers = int(dense);
+}
+
+// A shared expert's width (Qwen2-MoE's shared_expert_intermediate_size, Nemotron's
+// moe_shared_expert_intermediate_size) as routed experts' widths: its MLP is theirs, wider.
+void read_shared_width(const YamlMap& m, ModelCard& c) {
+  const std::string key = first_given(m, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"});
+  if (key.empty()) return;
+  const int width = count_or_zero(m, key);
+  const int shared = std::max(1, c.shared_experts) * width;
+  if (shared % c.intermediate_size != 0)
+    m.fail(m.node(key), fmt::format("'{}' {} is not a whole number of routed experts' width ({}): tpsim costs a shared expert "
+                                    "as routed experts",
+                                    key, width, c.intermediate_size));
+  c.shared_experts = shared / c.intermediate_size;
 }
 
 void read_mla(const YamlMap& m, ModelCard& c) {
@@ -72,6 +133,11 @@ void read_layer_types(const YamlMap& m, ModelCard& c) {
 
 }  // namespace
 
+void refuse_unmodelled_layouts(const YamlMap& m) {
+  for (const auto& [key, what] : UNMODELLED_LAYOUTS)
+    if (given(m, key)) refuse(m, key, what);
+}
+
 void read_experts(const YamlMap& m, ModelCard& c) {
   const std::vector<std::string> mlp_keys{"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"};
   const std::string key = experts_key(m);
@@ -90,6 +156,8 @@ void read_experts(const YamlMap& m, ModelCard& c) {
   c.dense_intermediate_size = moe_width && given(m, "intermediate_size") ? positive_int(m, "intermediate_size") : c.intermediate_size;
   c.shared_experts = m.str_or("model_type", "") == "llama4_text" ? 1 : count_or_zero(m, "n_shared_experts");
   c.first_dense_layers = count_or_zero(m, "first_k_dense_replace");
+  read_expert_layers(m, c);
+  read_shared_width(m, c);
   if (c.first_dense_layers >= c.num_layers)
     m.fail(m.node("first_k_dense_replace"), "first_k_dense_replace " + std::to_string(c.first_dense_layers) + " leaves no MoE layer of the " +
                                                 std::to_string(c.num_layers));

@@ -174,3 +174,52 @@ TEST_CASE("quantization_config and kv_cache_dtype values tpsim does not know are
                        "unknown kv_cache_dtype 'fp8e4m3' (one of auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2); did you mean 'fp8_e4m3'?",
                        ValueError);
 }
+
+namespace {
+// A config.json of Qwen2-MoE-like shapes (d 64, 4 layers, 8 experts of width 32) plus `extra` keys.
+std::string moe_json(const std::string& name, const std::string& extra) {
+  const auto path = tpsim::test::scratch_dir() / (name + ".json");
+  std::ofstream(path) << "{\"hidden_size\": 64, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"num_key_value_heads\": 4,\n"
+                      << " \"vocab_size\": 100, \"num_experts\": 8, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32,\n"
+                      << " \"intermediate_size\": 128" << extra << "}\n";
+  return path.string();
+}
+}  // namespace
+
+TEST_CASE("layer layouts tpsim does not model are refused at their key; moe_layer_freq and a shared expert's width are read") {
+  // Nemotron-H's pattern (Mamba2, attention, MLP layers), Qwen3-Next's linear attention between full layers, Nemotron-NAS's
+  // per-layer blocks: costed as attention + MLP layers they would be another model (a Nemotron-H-56B card read so gave
+  // 115.0 B parameters for 56.3 B and 483,328 KV bytes a token for 40,960).
+  const std::string tail = ": tpsim models every layer as attention (full or sliding) followed by an MLP or experts, and costing "
+                           "these layers so would misstate the weights and the KV cache; refused";
+  const std::string hybrid = moe_json("hybrid", ",\n \"hybrid_override_pattern\": \"M-M*\"");
+  CHECK_THROWS_WITH_AS(load_model_card(hybrid), (hybrid + ":4:29: error: 'hybrid_override_pattern' gives each layer a kind (M Mamba2, "
+                                                            "* attention, - MLP, E experts)" + tail).c_str(), InputError);
+  const std::string linear = moe_json("linear", ",\n \"full_attention_interval\": 4");
+  CHECK_THROWS_WITH_AS(load_model_card(linear), (linear + ":4:29: error: 'full_attention_interval' makes the layers between "
+                                                            "full-attention ones linear attention" + tail).c_str(), InputError);
+  // Experts every 2nd layer (Llama 4 Maverick's interleave_moe_layer_step, Qwen2-MoE's decoder_sparse_step).
+  const std::string every2 = moe_json("every2", ",\n \"decoder_sparse_step\": 2");
+  CHECK_THROWS_WITH_AS(load_model_card(every2), (every2 + ":4:25: error: 'decoder_sparse_step' puts experts in one layer of every 2, "
+                                                          "dense MLPs in the others" + tail).c_str(), InputError);
+  // A multimodal config's text model under text_config (Llama 4 Maverick, Qwen3.5): named, not "missing hidden_size".
+  const auto wrapped = tpsim::test::scratch_dir() / "wrapped.json";
+  std::ofstream(wrapped) << "{\"architectures\": [\"Llama4ForConditionalGeneration\"],\n \"text_config\": {\"hidden_size\": 64}}\n";
+  CHECK_THROWS_WITH_AS(load_model_card(wrapped.string()),
+                       (wrapped.string() + ":2:17: error: the text model's fields are under 'text_config' (a multimodal model's "
+                                           "config): tpsim reads a text model's card; copy them to the top level, as "
+                                           "workloads/models/llama-4-scout.yaml does").c_str(),
+                       InputError);
+  // moe_layer_freq [0, 1, 1, 1] (MiMo): one leading dense layer, as first_k_dense_replace 1 says.
+  CHECK(load_model_card(moe_json("freq", ",\n \"moe_layer_freq\": [0, 1, 1, 1]")).first_dense_layers == 1);
+  const std::string gap = moe_json("gap", ",\n \"moe_layer_freq\": [0, 1, 0, 1]");
+  CHECK_THROWS_WITH_AS(load_model_card(gap), (gap + ":4:20: error: 'moe_layer_freq' puts dense layers between expert layers" + tail).c_str(),
+                       InputError);
+  // Qwen2-MoE's one shared expert of width 96 is three routed experts' widths (3 x 32): its gate/up/down
+  // weights are 3 x 3 x d x 32, as three shared experts of width 32 are.
+  CHECK(load_model_card(moe_json("shared", ",\n \"shared_expert_intermediate_size\": 96")).shared_experts == 3);
+  const std::string odd = moe_json("odd", ",\n \"shared_expert_intermediate_size\": 40");
+  CHECK_THROWS_WITH_AS(load_model_card(odd), (odd + ":4:37: error: 'shared_expert_intermediate_size' 40 is not a whole number of routed "
+                                                    "experts' width (32): tpsim costs a shared expert as routed experts").c_str(),
+                       InputError);
+}
