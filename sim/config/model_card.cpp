@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 #include "model_card_fields.hpp"
 #include "util/spelling.hpp"
@@ -150,7 +151,7 @@ const std::vector<std::string> USED_KEYS{
     "hidden_act", "activation_function", "activation", "rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps",
     "parallel_attn", "use_parallel_residual", "bias", "enable_bias", "attention_bias", "mlp_bias",
     "max_position_embeddings", "n_positions", "quantization_config", "shared_expert_intermediate_size",
-    "moe_shared_expert_intermediate_size", "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "interleave_moe_layer_step"};
+    "moe_shared_expert_intermediate_size", "index_topk", "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "interleave_moe_layer_step"};
 const std::vector<std::string> INFO_KEYS{
     "source", "notes", "family_defaults", "rope_theta", "rope_scaling", "architectures", "bos_token_id", "eos_token_id",
     "pad_token_id", "initializer_range", "attention_dropout", "pretraining_tp", "use_cache", "transformers_version",
@@ -339,6 +340,11 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
   read_experts(m, c);
   if (c.num_kv_heads > c.num_heads) m.fail(m.node(first_given(m, {"num_key_value_heads", "num_kv_heads"})), "num_key_value_heads exceeds num_attention_heads");
   read_attention_variants(m, c);
+  if (given(m, "index_topk"))
+    c.notes.push_back(fmt::format("{}: its sparse attention (index_topk {}, each query attends to that many tokens the indexer "
+                                  "picks) is costed as dense attention over the whole context, an overestimate beyond {} tokens, "
+                                  "and the indexer's own key cache and weights are left out",
+                                  c.name, m.integer("index_topk"), m.integer("index_topk")));
   if (given(m, "quantization_config")) c.quantization = read_quantization(m.map("quantization_config"));
 
   // The scenario's overrides were checked where the scenario gives them.

@@ -76,6 +76,9 @@ struct ModelCard {
   double weight_bytes_per_param = 2;  // element size of unquantised weights: bf16 = 2, fp8 = 1
   double kv_bytes_per_value = 2;      // KV-cache element size
   std::string dtype = "bf16";
+  // What the card says that tpsim does not model and costs otherwise (DeepSeek Sparse Attention as dense
+  // attention): each run's notes repeat it.
+  std::vector<std::string> notes;
 
   bool moe_layer(int l) const { return num_experts > 0 && l >= first_dense_layers; }
   bool sliding_layer(int l) const { return std::size_t(l) < sliding_layers.size() && sliding_layers[l]; }

@@ -192,6 +192,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
     r.notes.push_back(fmt::format("memory per GPU is the narrowest replica's (TP={})", c.layout.back().size() / c.pp));
   const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
   r.notes.push_back("GEMM times: " + gm.gemm_source);
+  r.notes.insert(r.notes.end(), in.model.notes.begin(), in.model.notes.end());
   if (const EngineProfile* p = find_engine_profile(s.engine.name)) {
     r.notes.push_back(fmt::format("engine: {} ({}); all-reduce {}, arrival spread {:.1f} us", p->name, p->description, s.engine.all_reduce,
                                   s.engine.all_reduce_jitter_s * 1e6));

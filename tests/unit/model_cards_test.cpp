@@ -218,6 +218,12 @@ TEST_CASE("layer layouts tpsim does not model are refused at their key; moe_laye
   // Qwen2-MoE's one shared expert of width 96 is three routed experts' widths (3 x 32): its gate/up/down
   // weights are 3 x 3 x d x 32, as three shared experts of width 32 are.
   CHECK(load_model_card(moe_json("shared", ",\n \"shared_expert_intermediate_size\": 96")).shared_experts == 3);
+  // DeepSeek-V3.2's sparse attention (index_topk): costed dense, and every run's notes say so.
+  const std::string sparse = moe_json("sparse", ",\n \"index_topk\": 2048, \"model\": \"dsa\"");
+  CHECK(load_model_card(sparse).notes ==
+        std::vector<std::string>{"dsa: its sparse attention (index_topk 2048, each query attends to that many tokens the indexer picks) "
+                                 "is costed as dense attention over the whole context, an overestimate beyond 2048 tokens, and the "
+                                 "indexer's own key cache and weights are left out"});
   const std::string odd = moe_json("odd", ",\n \"shared_expert_intermediate_size\": 40");
   CHECK_THROWS_WITH_AS(load_model_card(odd), (odd + ":4:37: error: 'shared_expert_intermediate_size' 40 is not a whole number of routed "
                                                     "experts' width (32): tpsim costs a shared expert as routed experts").c_str(),
