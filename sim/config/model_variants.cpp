@@ -77,6 +77,7 @@ void read_expert_layers(const YamlMap& m, ModelCard& c) {
     if (integer_of(m.file(), freq[l], "moe_layer_freq entry") != 1) refuse(m, "moe_layer_freq", "puts dense layers between expert layers");
   if (long(freq.size()) != c.num_layers)
     m.fail(freq, "'moe_layer_freq' must list one entry for each of the " + std::to_string(c.num_layers) + " layers");
+  if (long(dense) == c.num_layers) m.fail(freq, "'moe_layer_freq' lists no layer with experts");
   if (given(m, "first_k_dense_replace") && c.first_dense_layers != int(dense))
     m.fail(freq, fmt::format("'moe_layer_freq' makes {} leading layers dense, first_k_dense_replace {}", dense, c.first_dense_layers));
   c.first_dense_layers = int(dense);

@@ -215,6 +215,16 @@ TEST_CASE("layer layouts tpsim does not model are refused at their key; moe_laye
   const std::string gap = moe_json("gap", ",\n \"moe_layer_freq\": [0, 1, 0, 1]");
   CHECK_THROWS_WITH_AS(load_model_card(gap), (gap + ":4:20: error: 'moe_layer_freq' puts dense layers between expert layers" + tail).c_str(),
                        InputError);
+  const std::string none = moe_json("none", ",\n \"moe_layer_freq\": [0, 0, 0, 0]");
+  CHECK_THROWS_WITH_AS(load_model_card(none), (none + ":4:20: error: 'moe_layer_freq' lists no layer with experts").c_str(), InputError);
+  const std::string short_freq = moe_json("short", ",\n \"moe_layer_freq\": [0, 1]");
+  CHECK_THROWS_WITH_AS(load_model_card(short_freq),
+                       (short_freq + ":4:20: error: 'moe_layer_freq' must list one entry for each of the 4 layers").c_str(), InputError);
+  const std::string both = moe_json("both", ",\n \"moe_layer_freq\": [0, 1, 1, 1], \"first_k_dense_replace\": 2");
+  CHECK_THROWS_WITH_AS(load_model_card(both),
+                       (both + ":4:20: error: 'moe_layer_freq' makes 1 leading layers dense, first_k_dense_replace 2").c_str(), InputError);
+  const std::string only = moe_json("only", ",\n \"mlp_only_layers\": [3]");
+  CHECK_THROWS_WITH_AS(load_model_card(only), (only + ":4:21: error: 'mlp_only_layers' makes these layers dense" + tail).c_str(), InputError);
   // Qwen2-MoE's one shared expert of width 96 is three routed experts' widths (3 x 32): its gate/up/down
   // weights are 3 x 3 x d x 32, as three shared experts of width 32 are.
   CHECK(load_model_card(moe_json("shared", ",\n \"shared_expert_intermediate_size\": 96")).shared_experts == 3);
