@@ -110,7 +110,7 @@ struct CollectiveFit {
   CollectiveOp op = CollectiveOp::all_reduce;
   int nranks = 0;
   OpSource op_source = OpSource::columns;
-  NranksSource nranks_source = NranksSource::not_needed;
+  NranksSource nranks_source = NranksSource::unknown;
   double bus_factor = 1;  // f in the model
   int gpus_per_thread = 1;  // the log's nccl-tests -g: above 1, small sizes include serial launches
   std::string path_class;  // NVL, PIX, PXB, PHB, SYS, SHM, NET; "" when the log does not say (set by the caller)

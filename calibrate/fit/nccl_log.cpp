@@ -245,7 +245,7 @@ const char* source_name(NranksSource s) {
     case NranksSource::command_line: return "the launcher's process count (-np) x threads x GPUs per thread";
     case NranksSource::bw_ratio: return "busbw/algbw";
     case NranksSource::one_process: return "one process's threads x GPUs per thread (-t, -g; no launcher shown)";
-    case NranksSource::not_needed: return "nothing (not needed: bus factor 1)";
+    case NranksSource::unknown: return "nothing (busbw equals algbw at any count, and no line says it)";
   }
   return "?";
 }
@@ -441,16 +441,15 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     // all_gather/reduce_scatter runs from -b 8 print 0 B rows first: nccl-tests rounds a size
     // below nranks x element size down to nothing. They move no data; a 0 B row later is an error.
     if (row.size_B == 0 && log.rows.empty()) continue;
-    if (!log.rows.empty() && row.size_B <= log.rows.back().size_B && row.type != log.rows.back().type)
+    if (const NcclRow* prev = log.rows.empty() ? nullptr : &log.rows.back(); prev && row.size_B <= prev->size_B)
       throw InputError({file, line_no, toks.front().col},
-                       fmt::format("the sweep starts over here with another datatype ({} after {}, line {}): the log holds one "
-                                   "sweep per datatype (nccl-tests -d all); tpsim reads one sweep a file: keep one datatype's rows",
-                                   row.type, log.rows.back().type, log.rows.back().line));
-    if (!log.rows.empty() && row.size_B <= log.rows.back().size_B)
-      throw InputError({file, line_no, toks.front().col},
-                       fmt::format("size {} B is not larger than the previous row's {} B (line {}); "
-                                   "a log must hold one sweep with increasing sizes",
-                                   row.size_B, log.rows.back().size_B, log.rows.back().line));
+                       row.type != prev->type
+                           ? fmt::format("the sweep starts over here with another datatype ({} after {}, line {}): the log holds one "
+                                         "sweep per datatype (nccl-tests -d all); tpsim reads one sweep a file: keep one datatype's rows",
+                                         row.type, prev->type, prev->line)
+                           : fmt::format("size {} B is not larger than the previous row's {} B (line {}); "
+                                         "a log must hold one sweep with increasing sizes",
+                                         row.size_B, prev->size_B, prev->line));
     log.rows.push_back(std::move(row));
   }
 
@@ -495,7 +494,7 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     // driving its threads' GPUs (-t T -g N) when that is more than one GPU; else the count is unknown.
     const int one_process = log.threads_per_process * log.gpus_per_thread;
     log.nranks = one_process > 1 ? one_process : 0;
-    log.nranks_source = one_process > 1 ? NranksSource::one_process : NranksSource::not_needed;
+    log.nranks_source = one_process > 1 ? NranksSource::one_process : NranksSource::unknown;
   } else {
     auto n = ratio_row ? nranks_from_ratio(log.op, ratio_row->out_of_place) : std::nullopt;
     if (!n && elided) n = max_rank + 1;

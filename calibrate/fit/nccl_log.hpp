@@ -53,7 +53,7 @@ enum class NranksSource {
   command_line,  // the launcher's process count (`mpirun -np 16 ... all_reduce_perf -g 1`) x threads x GPUs
   bw_ratio,    // solved from busbw/algbw = f(op, N) on the row with the largest algbw
   one_process, // an op whose bus factor is 1 and no launcher shown: one process's threads x GPUs (-t, -g)
-  not_needed   // op whose bus factor is 1 and no other source: nranks is 0
+  unknown      // an op whose bus factor is 1 and no other source: nranks is 0 (tpsim fit refuses it)
 };
 const char* source_name(OpSource s);
 const char* source_name(NranksSource s);
@@ -91,8 +91,8 @@ struct NcclLog {
   std::string file;                 // as given to the reader, used in messages
   CollectiveOp op = CollectiveOp::all_reduce;
   OpSource op_source = OpSource::columns;
-  int nranks = 0;                   // 0 only with NranksSource::not_needed
-  NranksSource nranks_source = NranksSource::not_needed;
+  int nranks = 0;                   // 0 only with NranksSource::unknown
+  NranksSource nranks_source = NranksSource::unknown;
   std::string nccl_tests_version;   // "2.19.6" when the log prints it, else empty
   // NCCL itself: "2.26.2+cuda12.8" from an `NCCL version 2.26.2+cuda12.8` line (NCCL_DEBUG=VERSION
   // or INFO prints it), else "2.19.3" from nccl-tests' `nccl-library=21903` (major*10000 +

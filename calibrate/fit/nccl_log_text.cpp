@@ -84,9 +84,7 @@ std::size_t ray_prefix_length(std::string_view line) {
   if (close == std::string_view::npos || close > 80) return 0;
   return line.substr(open, close - open).find("pid=") == std::string_view::npos ? 0 : close + 2;
 }
-}  // namespace
 
-namespace {
 // A Markdown blockquote marker at the line's start: `> ` (or `>` alone, or `>>`), after at most 3
 // blanks; its length, 0 when the line has none.
 std::size_t quote_marker_length(std::string_view line) {
@@ -94,15 +92,9 @@ std::size_t quote_marker_length(std::string_view line) {
   if (at == std::string_view::npos || at > 3 || line[at] != '>') return 0;
   return at + 1 < line.size() && line[at + 1] != ' ' && line[at + 1] != '>' ? 0 : at + 1;
 }
-}  // namespace
 
-std::size_t output_tag_length(std::string_view line) {
-  // Prefixes that stack, peeled in a loop (a line of a million markers is still one pass): Ray's worker
-  // names, a Markdown blockquote's markers (a log pasted into one, nested or not); then one tag.
-  std::size_t lead = 0;
-  for (std::size_t step = 1; step > 0; lead += step)
-    if (!(step = ray_prefix_length(line.substr(lead)))) step = quote_marker_length(line.substr(lead));
-  if (lead > 0) return lead + output_tag_length(line.substr(lead));
+// A launcher's tag at the line's start: srun's task number or mpirun's `<stdout>:`; 0 when none.
+std::size_t launcher_tag_length(std::string_view line) {
   // srun --label: `0: ` (or ` 0: `, padded) before every line of task 0.
   const std::size_t digits = line.find_first_not_of(' ');
   if (const std::size_t colon = line.find(": "); digits != std::string_view::npos && colon > digits && colon <= 6 &&
@@ -120,6 +112,16 @@ std::size_t output_tag_length(std::string_view line) {
     if (rank || stamp) return at + tag.size();
   }
   return 0;
+}
+}  // namespace
+
+std::size_t output_tag_length(std::string_view line) {
+  // Prefixes that stack, peeled in a loop (a line of a million markers is still one pass): Ray's worker
+  // names, a Markdown blockquote's markers (a log pasted into one, nested or not); then one tag.
+  std::size_t lead = 0;
+  for (std::size_t step = 1; step > 0; lead += step)
+    if (!(step = ray_prefix_length(line.substr(lead)))) step = quote_marker_length(line.substr(lead));
+  return lead + launcher_tag_length(line.substr(lead));
 }
 
 std::string untagged_line(std::string_view line) {
@@ -149,15 +151,15 @@ bool is_mpi_message(std::string_view s) {
 void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>& env) {
   if (s.find("NCCL") == std::string_view::npos) return;
   // `NCCL_X=V`, NCCL's `NCCL_X set by environment to V`, aws-ofi-nccl's `NET/OFI Setting NCCL_X to "V"`.
-  static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(?:=| set by environment to | to ")([^\s'";\\]+))");
+  static const std::regex setting(R"((NCCL_[A-Z0-9_]+)(=| set by environment to | to ")([^\s'";\\]+))");
   const std::string text(s);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), setting); it != std::sregex_iterator(); ++it) {
-    std::string value = (*it)[2];
+    std::string value = (*it)[3];
     // "... set by environment to 1." and prose such as "NCCL_NVLS_ENABLE=1, NCCL_ALGO unset": the
     // punctuation after a value is not part of it (a list's inner commas are).
     while (!value.empty() && (value.back() == '.' || value.back() == ',' || value.back() == ')')) value.pop_back();
     if (value.empty()) continue;
-    const bool by_nccl = (*it)[0].str().find(" to ") != std::string::npos;  // NCCL's or its net plugin's own line
+    const bool by_nccl = (*it)[2] != "=";  // NCCL's or its net plugin's own line
     const auto [at, added] = env.emplace((*it)[1], LogSetting{value, line_no, by_nccl});
     const bool overrides = by_nccl ? !at->second.by_nccl : !at->second.by_nccl && at->second.line == line_no;
     if (!added && overrides) at->second = LogSetting{value, line_no, by_nccl};

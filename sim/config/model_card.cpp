@@ -341,10 +341,10 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
   if (c.num_kv_heads > c.num_heads) m.fail(m.node(first_given(m, {"num_key_value_heads", "num_kv_heads"})), "num_key_value_heads exceeds num_attention_heads");
   read_attention_variants(m, c);
   if (given(m, "index_topk"))
-    c.notes.push_back(fmt::format("{}: its sparse attention (index_topk {}, each query attends to that many tokens the indexer "
-                                  "picks) is costed as dense attention over the whole context, an overestimate beyond {} tokens, "
+    c.notes.push_back(fmt::format("{0}: its sparse attention (index_topk {1}, each query attends to that many tokens the indexer "
+                                  "picks) is costed as dense attention over the whole context, an overestimate beyond {1} tokens, "
                                   "and the indexer's own key cache and weights are left out",
-                                  c.name, m.integer("index_topk"), m.integer("index_topk")));
+                                  c.name, m.integer("index_topk")));
   if (given(m, "quantization_config")) c.quantization = read_quantization(m.map("quantization_config"));
 
   // The scenario's overrides were checked where the scenario gives them.

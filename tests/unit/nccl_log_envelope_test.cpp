@@ -661,6 +661,7 @@ TEST_CASE("prefixes that stack are peeled in one pass: a line of a million marke
   const NcclLog quoted = parse_nccl_log("# nranks: 8\n" + std::string(1000000, '>') + row, "q.log", {.op = CollectiveOp::all_reduce});
   REQUIRE(quoted.rows.size() == 1);
   CHECK(quoted.rows[0].size_B == 8);
-  // Nested quotes as Markdown writes them, `> > `, with a tag after them.
+  // Nested quotes as Markdown writes them, `> > ` (4 characters), with mpirun's tag after them, `[1,0]<stdout>:`
+  // (14): 18 characters blanked.
   CHECK(log_text::output_tag_length("> > [1,0]<stdout>:  8 2 float") == 18);
 }
