@@ -231,6 +231,7 @@ int collective_command(int argc, char** argv) {
   if (measured && !measured->failure.empty()) notes.push_back(fit::failure_note(*measured));
   if (measured && !measured->shared_gpu.empty()) notes.push_back(fit::shared_gpu_note(*measured));
   if (measured && measured->bw_before_2020) notes.push_back(fit::bw_before_2020_note(*measured));
+  if (const auto note = measured ? fit::datatype_note(*measured) : std::nullopt) notes.push_back(*note);
   for (const auto& note : notes) out += "# note: " + note + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
   for (const auto& n : forced.notes) {
@@ -261,6 +262,9 @@ int collective_command(int argc, char** argv) {
       if (std::floor(size / 4) * 4 > 0) sizes.push_back(std::floor(size / 4) * 4);
   }
   const bool per_rank_count = op != CollectiveOp::all_reduce;  // nccl-tests prints the per-rank count
+  // The compared log's datatype, as its rows print it (its element size gives the count).
+  const std::string datatype = measured && !measured->rows.empty() ? measured->rows.front().type : "float";
+  const int type_bytes = nccl_type_bytes(datatype).value_or(4);
   std::vector<fit::FitPoint> points;
   CollectiveSweep sweep{op_text, platform_path, gpus_text, p2p, calibration_path, compare_path, n, {}};
   sweep.log_settings = log_notes;
@@ -271,7 +275,7 @@ int collective_command(int argc, char** argv) {
     sweep.rows.push_back({s, &c, std::nullopt});
     const double t_us = c.time_s() * 1e6, alg = c.algbw_Bps() / 1e9, bus = c.busbw_Bps() / 1e9;
     const std::string row = fmt::format("{:7.2f} {:7.2f} {:7.2f}", t_us, alg, bus);
-    out += fmt::format("{:>12.0f}  {:>12.0f}     float  {:>6}      -1 {}    N/A {}    N/A\n", s, std::floor(s / 4 / (per_rank_count ? n : 1)),
+    out += fmt::format("{:>12.0f}  {:>12.0f}  {:>8}  {:>6}      -1 {}    N/A {}    N/A\n", s, std::floor(s / type_bytes / (per_rank_count ? n : 1)), datatype,
                        op == CollectiveOp::all_gather || op == CollectiveOp::all_to_all ? "none" : "sum", row, row);
     if (explain) why += fmt::format("#  {:>12.0f} B: {}\n", s, describe_collective(c));
     if (measured && measured->rows[i].out_of_place.time_us > 0) {

@@ -100,6 +100,23 @@ std::optional<std::pair<Algorithm, Protocol>> short_log_line(const fit::NcclLog&
   return std::pair{plan.algorithm, plan.protocol};
 }
 
+// A fitted line far beyond what the platform's rings carry (a calibration keeps at most 4 times the wire:
+// NVLS and a tree's halved bytes reach past 1) says the platform is not the log's box: refused at the
+// log's largest size, rather than written as a calibration that tpsim then cannot read back.
+void check_platform_carries(const fit::CollectiveFit& f, const fit::NcclLog& log, const std::string& platform_path) {
+  const auto worst = std::max_element(f.protocols.begin(), f.protocols.end(), [](const fit::ProtocolFit& a, const fit::ProtocolFit& b) {
+    return a.wire_fraction.value_or(0) < b.wire_fraction.value_or(0);
+  });
+  if (worst == f.protocols.end() || worst->wire_fraction.value_or(0) <= MAX_WIRE_FRACTION) return;
+  const fit::NcclRow* row = largest_timed_row(log);
+  throw InputError({log.file, row ? row->line : log.header_line, 0},
+                   fmt::format("the log's {} line reaches {:.1f} GB/s of bus bandwidth, {:.1f} times the {:.1f} GB/s the rings of "
+                               "{} carry: is it the log's box (its NICs, its links)? Give the platform of the box that ran it",
+                               protocol_name(ALL_PROTOCOLS[worst - f.protocols.begin()]), worst->bus_bw_Bps / 1e9,
+                               *worst->wire_fraction, f.wire_Bps.value_or(0) / 1e9,
+                               platform_path));
+}
+
 // The path class of the box's all-reduce ring, as the fit labels its lines.
 std::string box_class(const CollectiveModel& reference, const std::vector<int>& gpus) {
   const GroupSummary g = reference.summary(CollectiveOp::all_reduce, gpus);
@@ -273,8 +290,11 @@ int fit_command(int argc, char** argv) {
     // whose defaults the lines are measured against: the calibration records that one, so that it
     // applies on the platform it was fitted on.
     const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
-    f.gpu = logged ? logged->name : box ? box->gpu_model : log.gpu_name;
+    const GpuSpec* ran_on = logged ? logged : curve_setup.gpu;  // --gpu says it where the log does not
+    f.gpu = ran_on ? ran_on->name : box ? box->gpu_model : log.gpu_name;
     f.nccl_version = release;
+    // (A name nccl-tests does not print, from a wrapper, is not recorded: the calibration would refuse it.)
+    if (!log.rows.empty() && nccl_type_bytes(log.rows.front().type)) f.datatype = log.rows.front().type;
     std::vector<std::string> notes;
     for (const auto& note : {flag_not_used("NCCL " + log.nccl_version, "--nccl-version", nccl_version,
                                            !log.nccl_version.empty() && log.nccl_version != nccl_version),
@@ -311,9 +331,9 @@ int fit_command(int argc, char** argv) {
                                   "to this box's times, to wherever the calibration is applied",
                                   n.setting, e.value, e.line));
     }
-    if (box && logged && !same_gpu(log.gpu_name, box->gpu_model))
-      notes.push_back(fmt::format("the log ran on {}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
-                                  box->gpu_model));
+    if (box && ran_on && !same_gpu(ran_on->name, box->gpu_model))
+      notes.push_back(fmt::format("the log ran on {}{}, the platform's GPUs are {}: the calibration records the log's", f.gpu,
+                                  logged ? "" : " (--gpu)", box->gpu_model));
     else if (box && !logged && !log.gpu_name.empty())
       notes.push_back(fmt::format("the log ran on '{}', a name tpsim's GPU table does not hold: fitted as the platform's {}, "
                                   "which the calibration records",
@@ -321,6 +341,7 @@ int fit_command(int argc, char** argv) {
     if (box && int(gpus.size()) == f.nranks) {
       if (const auto pace = largest_size_note(log, *reference, gpus)) notes.push_back(f.pace_note = *pace);
       fit::annotate_transfer(f, box->raw_Bps, nvls_above_Bps(*box));
+      check_platform_carries(f, log, platform_path);
       if (opt.forced_algorithm)
         for (auto& line : f.protocols) line.algorithm = *opt.forced_algorithm;
       for (Protocol p : ALL_PROTOCOLS) {
@@ -357,11 +378,13 @@ int fit_command(int argc, char** argv) {
     if (!log.failure.empty()) std::cout << fmt::format("  note: {}\n", fit::failure_note(log));
     if (!log.shared_gpu.empty()) std::cout << fmt::format("  note: {}\n", fit::shared_gpu_note(log));
     if (log.bw_before_2020) std::cout << fmt::format("  note: {}\n", fit::bw_before_2020_note(log));
+    if (const auto note = fit::datatype_note(log)) std::cout << fmt::format("  note: {}\n", *note);
     if (log.hosts > 1 && log.ranks_listed < log.nranks && !box)
       notes.push_back(fmt::format("the log's Rank lines list {} of its {} ranks, on {} hosts: its nodes are at least {}, fitted as {} "
                                   "(a '# nodes: N' comment in the log, or --platform and --gpus, say how many)",
                                   log.ranks_listed, log.nranks, log.hosts, log.hosts, nodes));
     if (const auto unbounded = fit::unbounded_bandwidth_note(f)) notes.push_back(*unbounded);
+    if (const auto flat = fit::flat_lines_note(f)) notes.push_back(*flat);
     for (const auto& n : notes) std::cout << fmt::format("  note: {}\n", n);
     cal.files.push_back(path);
     fitted.push_back({log, text, cls, f});

@@ -44,7 +44,10 @@ std::string protocols_block(const CollectiveFit& c) {
     if (p.constrained && !p.bandwidth_measured) transfer += ", bandwidth_measured: false";
     out += fmt::format("      {:<7} {{ latency: {:<{}} bus_bandwidth: {}{}, fitted: {} }}", name, us(p.latency_s) + ",",
                        width + 1, gbps(p.bus_bw_Bps), transfer, p.constrained ? "true" : "false");
-    if (!p.constrained)
+    if (c.lines_left_to_pieces)
+      out += "  # no line follows this log's times (they fall where NCCL changed protocol): the last piece's, fitted: false, so "
+             "runs take the defaults for it";
+    else if (!p.constrained)
       out += fmt::format("  # {}: copy of {}; fitted: false, so runs take the defaults for it",
                          p.enabled ? "fastest at no measured size" : "left out of the fit (off on this path, or one protocol fitted)",
                          protocol_name(p.copied_from));
@@ -58,6 +61,11 @@ std::string envelope_block(const CollectiveFit& c) {
   std::string out;
   if (!c.gpu.empty()) out += fmt::format("    gpu: {}\n", scalar(c.gpu));
   if (!c.nccl_version.empty()) out += fmt::format("    nccl_version: {}\n", scalar(c.nccl_version));
+  if (!c.datatype.empty() && c.datatype != "float")
+    out += fmt::format("    datatype: {}{}\n", scalar(c.datatype),
+                       reduces(c.op) && !reduced_at_link_pace(c.datatype)
+                           ? "   # NCCL reduces it slower than float, half and bfloat16: runs carry its pace to every type"
+                           : "");
   out += fmt::format("    gpus_per_thread: {}   # {}\n", c.gpus_per_thread,
                      c.gpus_per_thread > 1 ? serial_launch_note(c.gpus_per_thread, c.nccl_version) : "one process (or thread) per GPU");
   double lo = INFINITY, hi = 0;

@@ -150,6 +150,15 @@ Enabled fitted_protocols(const FitOptions& options) {
 // The timed sizes lines for the protocols `on` need: POINTS_PER_LINE each.
 std::size_t sizes_needed_for(const Enabled& on) { return POINTS_PER_LINE * static_cast<std::size_t>(std::count(on.begin(), on.end(), true)); }
 
+// How a log of too few sizes for a line per protocol is fitted with one: `--protocol`, or (for the
+// collectives tpsim simulates on a platform) the platform's choice at these sizes.
+std::string one_line_advice(const NcclLog& log) {
+  if (!is_swept(log.op)) return " (one protocol's line needs 2: give --protocol, the one NCCL ran at these sizes)";
+  return fmt::format(" (one protocol's line needs 2: --protocol, or --platform and --gpus naming the log's {} GPUs, to fit the one "
+                     "the platform's defaults run at these sizes)",
+                     log.nranks);
+}
+
 // The out-of-place times of `log`, checked: located errors for a time that is not positive
 // and for fewer sizes than the fitted protocols' lines need.
 std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
@@ -170,11 +179,7 @@ std::vector<Sample> read_samples(const NcclLog& log, const Enabled& on) {
     throw InputError({log.file, log.rows.empty() ? 0 : log.rows.back().line, 0},
                      fmt::format("{} size{} with an out-of-place time; fitting latency and bandwidth of {} needs at least {}{}",
                                  samples.size(), samples.size() == 1 ? "" : "s", spoken_list(names), needed,
-                                 names.size() > 1 && samples.size() >= POINTS_PER_LINE ? fmt::format(" (one protocol's line needs 2: --protocol, or --platform and --gpus "
-                                                                "naming the log's {} GPUs, to fit the one the platform's defaults run "
-                                                                "at these sizes)",
-                                                                log.nranks)
-                                                  : ""));
+                                 names.size() > 1 && samples.size() >= POINTS_PER_LINE ? one_line_advice(log) : ""));
   return samples;
 }
 
@@ -340,6 +345,34 @@ std::optional<std::string> unbounded_bandwidth_note(const CollectiveFit& f) {
                      spoken_list(found), UNBOUNDED_BUS_BPS / 1e12);
 }
 
+namespace {
+
+// A sweep whose time falls where NCCL changed protocol late (NVIDIA/nccl#2441, 0.5-1.5 MB in 0.1 MB
+// steps: 373 us at 1.0 MB, 157 at 1.1) is no envelope of lines, whose minimum never falls: the
+// optimiser answers with a flat line (a bandwidth no links carry). Size pieces, which can fall, carry
+// such a curve; its protocol lines are left to the defaults (fitted: false; written as the last
+// piece's line), and the fit says so.
+void leave_flat_lines_to_pieces(CollectiveFit& fit) {
+  const bool flat = std::any_of(fit.protocols.begin(), fit.protocols.end(),
+                                [](const ProtocolFit& p) { return p.constrained && p.bus_bw_Bps > UNBOUNDED_BUS_BPS; });
+  if (!flat || fit.pieces.empty()) return;
+  // Written as copies of the last piece (the largest sizes' line), which nothing reads but a reader's checks.
+  for (ProtocolFit& p : fit.protocols) {
+    p.constrained = p.enabled = false;
+    p.latency_s = fit.pieces.back().latency_s, p.bus_bw_Bps = fit.pieces.back().bus_bw_Bps;
+  }
+  fit.lines_left_to_pieces = true;
+}
+
+}  // namespace
+
+std::optional<std::string> flat_lines_note(const CollectiveFit& f) {
+  if (!f.lines_left_to_pieces) return std::nullopt;
+  return fmt::format("the times fall where NCCL changed protocol, which no set of protocol lines follows (a line came out flat): the "
+                     "{} size pieces carry the curve on this box, and the protocol lines are left to the defaults (fitted: false)",
+                     f.pieces.size());
+}
+
 // A protocol's term is measured where the protocol runs and the term is a real share of the time.
 void mark_measured_terms(CollectiveFit& fit) {
   for (ProtocolFit& p : fit.protocols) p.latency_measured = p.bandwidth_measured = false;
@@ -417,6 +450,7 @@ CollectiveFit fit_collective(const NcclLog& log, const FitOptions& options) {
     fit.pieces = make_pieces(cuts[k - 1], lines, samples, labels);
   }
 
+  leave_flat_lines_to_pieces(fit);
   for (const Sample& s : samples)
     fit.points.push_back(
         {s.size_B, s.time_s, fit.predict_time_s(s.size_B), fit.pick(s.size_B), fit.piece_at(s.size_B)});

@@ -117,6 +117,7 @@ struct CollectiveFit {
   int nodes = 1;           // nodes the ranks span (FitOptions::nodes)
   std::string gpu;          // GPU model, from the platform or the log ("" when neither says)
   std::string nccl_version; // from the log's "NCCL version" line ("" when absent)
+  std::string datatype;     // the rows' nccl-tests datatype (float, bfloat16, int8, ...)
   std::optional<double> wire_Bps;  // the fitted rings' wire rate, when the platform is known (annotate_transfer)
   std::string cpu_vendor, net_transport;  // the fitted platform's, when it says ("" otherwise; set by `tpsim fit`)
   std::string nvlink_fabric;  // the fitted GPUs' NVLink within a node: "switch", "direct", "" (set by `tpsim fit`)
@@ -131,6 +132,9 @@ struct CollectiveFit {
   std::string transfer_note;
   // With --platform: the box's largest size against the platform's uncalibrated model (a comment in the file).
   std::string pace_note;
+  // The envelope came out with a flat line (a bandwidth no links carry) where the size pieces fit: its
+  // protocol lines are left to the defaults (leave_flat_lines_to_pieces).
+  bool lines_left_to_pieces = false;
   std::array<ProtocolFit, 3> protocols;  // the envelope, indexed by Protocol
   std::vector<PieceFit> pieces;          // empty when the envelope decides at every size
   FitResiduals all;       // every size with an out-of-place time
@@ -177,6 +181,8 @@ std::string serial_launch_note(int gpus_per_thread, const std::string& nccl_vers
 // The fitted lines, and the last size piece, whose bus bandwidth no GPU's links carry (a sweep whose
 // times stop growing with size, which they would carry beyond it), said in a note; nullopt when none.
 std::optional<std::string> unbounded_bandwidth_note(const CollectiveFit& f);
+// What was done with a flat line (CollectiveFit::lines_left_to_pieces); nullopt when nothing was.
+std::optional<std::string> flat_lines_note(const CollectiveFit& f);
 
 // The timed sizes a fit with `options` needs: POINTS_PER_LINE for each protocol it draws a line
 // for (3 lines, 2 without LL128, 1 under a forced protocol).

@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 
+#include "nccl_log_json.hpp"
 #include "nccl_log_sections.hpp"
 #include "nccl_log_text.hpp"
 #include "util/error.hpp"
@@ -324,7 +325,9 @@ void decide_op(NcclLog& log, const std::optional<NamedOp>& named, const NcclRead
 
 }  // namespace
 
-NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, const NcclReadOptions& options) {
+namespace {
+
+NcclLog parse_text_log(const std::string& whole_text, const std::string& file, const NcclReadOptions& options) {
   NcclLog log;
   log.file = file;
   if (trim(whole_text).empty()) throw InputError({file, 1, 1}, "empty file: expected nccl-tests output");
@@ -401,12 +404,15 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
       }
       continue;
     }
-    // nccl-tests' closing lines where a page's rendering lost their '#' (a Markdown '#' starts a heading).
-    if (is_summary_line(body)) {
+    // nccl-tests' closing lines where a page's rendering lost their '#' (a Markdown '#' starts a heading),
+    // or the Markdown code fence that closes a pasted log cut after a row (nvidia/nccl-tests#350).
+    if (is_summary_line(body) || starts_with(body, "```") || starts_with(body, "~~~")) {
       if (in_table) table_done = true;
       in_table = false;
       continue;
     }
+    // Rows a pasted log's author left out, marked by a line of dots (`.......`): the rows around it are read.
+    if (body.size() >= 3 && body.find_first_not_of('.') == std::string_view::npos) continue;
     // NCCL's own lines (NCCL INFO ..., or `NCCL version 2.26.2+cuda12.8` alone with NCCL_DEBUG=VERSION).
     if (is_nccl_log_line(body) || starts_with(body, "NCCL version ")) {
       if (auto v = nccl_version_in(body); !v.empty() && version_line.empty()) version_line = v;
@@ -497,14 +503,20 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
     log.nranks_source = one_process > 1 ? NranksSource::one_process : NranksSource::unknown;
   } else {
     auto n = ratio_row ? nranks_from_ratio(log.op, ratio_row->out_of_place) : std::nullopt;
+    log.nranks_source = NranksSource::bw_ratio;
     if (!n && elided) n = max_rank + 1;
+    // busbw = algbw (nccl-tests before June 2020 printed both as S (n-1)/n / t for all_gather and
+    // reduce_scatter): one process driving its threads' GPUs, as for the ops whose factor is 1.
+    if (const int one_process = log.threads_per_process * log.gpus_per_thread; !n && one_process > 1) {
+      n = one_process;
+      log.nranks_source = NranksSource::one_process;
+    }
     if (!n)
       throw InputError({file, ratio_row ? ratio_row->line : log.rows.front().line, 1},
                        fmt::format("cannot tell the number of ranks: no '#  Rank' lines, no 'nranks' comment, and "
                                    "busbw/algbw gives no whole rank count for {}",
                                    collective_op_name(log.op)));
     log.nranks = *n;
-    log.nranks_source = NranksSource::bw_ratio;
   }
 
   // nccl-tests before June 2020 printed an all_gather's and a reduce_scatter's algbw as S (n-1)/n / t, with
@@ -533,10 +545,43 @@ NcclLog parse_nccl_log(const std::string& whole_text, const std::string& file, c
   return log;
 }
 
+}  // namespace
+
+NcclLog parse_nccl_log(const std::string& text, const std::string& file, const NcclReadOptions& options) {
+  const auto report = render_json_report(text, file);
+  if (!report) return parse_text_log(text, file, options);
+  // The report's text is read as nccl-tests' own; a line of it is reported at the report's line it came from.
+  const auto json_line = [&](int line) { return line >= 1 && line <= int(report->json_line.size()) ? report->json_line[line - 1] : line; };
+  try {
+    NcclLog log = parse_text_log(report->text, file, options);
+    for (NcclRow& row : log.rows) row.line = json_line(row.line), row.time_col = row.busbw_col = 0;
+    for (auto& [name, setting] : log.env) setting.line = json_line(setting.line);
+    log.header_line = json_line(log.header_line);
+    return log;
+  } catch (const InputError& e) {
+    throw InputError({file, json_line(e.where().line), 0}, e.message());
+  }
+}
+
 std::string bw_before_2020_note(const NcclLog& log) {
   return fmt::format("the log prints {}'s algbw and busbw as nccl-tests did before June 2020, both S (n-1)/n / time: read as "
                      "today's, algbw S / time and busbw S (n-1)/n / time (its times as printed)",
                      collective_op_name(log.op));
+}
+
+// The one published sweep of every datatype tpsim holds (2 x 8 H200, RoCE; tests/data/measured/
+// log_formats/2x8-h200-roce-datatype-all.log, its 10-40 GiB all-reduces): bus bandwidth 482-487 GB/s in
+// half, bfloat16 and float, where the links bind; 453-456 in int32 and uint32, 464-467 in double, 436-437
+// in int64 and uint64, 389-390 in int8 and uint8, 361-364 in f8e4m3 and f8e5m2: NCCL's arithmetic binds.
+std::optional<std::string> datatype_note(const NcclLog& log) {
+  if (log.rows.empty() || !reduces(log.op)) return std::nullopt;
+  const std::string& type = log.rows.front().type;
+  if (reduced_at_link_pace(type)) return std::nullopt;
+  return fmt::format("the log reduces {}: tpsim prices the bytes moved at the pace of float, half and bfloat16, not NCCL's "
+                     "arithmetic on other types; a published 2x8 H200 sweep of every datatype (tests/data/measured/log_formats/"
+                     "2x8-h200-roce-datatype-all.log) reached 482-487 GB/s of bus bandwidth in those, 436-467 in 32- and 64-bit "
+                     "types and 361-390 in 8-bit ones: read the bandwidth-bound sizes as optimistic",
+                     type);
 }
 
 std::string failure_note(const NcclLog& log) {

@@ -141,6 +141,11 @@ NcclLog parse_nccl_log(const std::string& text, const std::string& file, const N
 // What bw_before_2020 means, for a log that has it.
 std::string bw_before_2020_note(const NcclLog& log);
 
+// For a log of a reducing collective (all_reduce, reduce_scatter, reduce) in a datatype other than float,
+// half or bfloat16: tpsim prices the bytes moved, and NCCL reduces other types slower (the published
+// measurements the note cites); nullopt for the rest.
+std::optional<std::string> datatype_note(const NcclLog& log);
+
 // "the run failed at line N (...): the M sizes it printed before are read", for a log with a failure.
 std::string failure_note(const NcclLog& log);
 // "the log lists ranks 0 and 1 (...) on one GPU: ...", for a log whose ranks shared a GPU.

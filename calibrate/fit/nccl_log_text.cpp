@@ -201,7 +201,10 @@ std::optional<NamedOp> named_op_in(std::string_view text, std::string_view line,
     auto slash = w.find_last_of('/');
     if (slash != std::string_view::npos) w.remove_prefix(slash + 1);
     auto p = w.find("_perf");
-    if (p == std::string_view::npos || p == 0 || (p + 5 < w.size() && w[p + 5] != '_')) continue;
+    if (p == std::string_view::npos || p == 0 || (p + 5 < w.size() && std::isalnum(static_cast<unsigned char>(w[p + 5])))) continue;
+    // The name ends at the first character that is not a letter, digit or '_' (`all_reduce_perf,`).
+    const auto end = std::find_if(w.begin() + p, w.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '_'; });
+    w = w.substr(0, static_cast<std::size_t>(end - w.begin()));
     if (auto op = op_from_name(w.substr(0, p)))
       return NamedOp{*op, std::string(w), line_no, offset + t.col + static_cast<int>(w.data() - t.text.data()), source};
   }

@@ -79,6 +79,7 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
   c.gpu = m.str_or("gpu", "");
   c.gpu_spec = c.gpu.empty() ? nullptr : find_gpu_any_name(c.gpu);
   c.nccl_version = m.str_or("nccl_version", "");
+  c.datatype = m.one_of_or("datatype", nccl_type_names(), "float");
   c.gpus_per_thread = bounded_int(m, "gpus_per_thread", m.integer_or("gpus_per_thread", 1), 1024);
   if (c.gpus_per_thread < 1) m.fail(m.node("gpus_per_thread"), "'gpus_per_thread' must be at least 1");
   if (m.has("sizes")) {
@@ -105,7 +106,7 @@ void read_envelope(const YamlMap& m, CollectiveCalibration& c) {
 }
 
 CollectiveCalibration read_collective(const YamlMap& m) {
-  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "gpus_per_thread", "sizes", "cpu_vendor",
+  m.check_keys({"source", "op", "nranks", "nodes", "path_class", "gpu", "nccl_version", "datatype", "gpus_per_thread", "sizes", "cpu_vendor",
                 "net_transport", "forced_algorithm", "forced_protocol", "nvlink_fabric", "wire_bandwidth", "host_copy_bandwidth",
                 "socket_copy_bandwidth", "protocols", "pieces", "residuals"});
   CollectiveCalibration c;
@@ -128,8 +129,8 @@ CollectiveCalibration read_collective(const YamlMap& m) {
     if (fit.bus_bw_Bps <= 0) f.fail(f.node("bus_bandwidth"), "'bus_bandwidth' must be positive");
     if (f.has("wire_fraction")) {
       fit.wire_fraction = f.number("wire_fraction");
-      if (!(*fit.wire_fraction > 0 && *fit.wire_fraction <= 4))
-        f.fail(f.node("wire_fraction"), "'wire_fraction' must be in (0, 4]: the bus bandwidth over the fitted wire rate");
+      if (!(*fit.wire_fraction > 0 && *fit.wire_fraction <= MAX_WIRE_FRACTION))
+        f.fail(f.node("wire_fraction"), fmt::format("'wire_fraction' must be in (0, {}]: the bus bandwidth over the fitted wire rate", MAX_WIRE_FRACTION));
     }
     if (f.has("model_fraction")) {
       fit.model_fraction = f.number("model_fraction");

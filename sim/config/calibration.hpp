@@ -44,6 +44,10 @@ struct CollectivePiece {
   std::optional<double> max_size_B;  // none for the last piece: every larger size
 };
 
+// The most a line's bus bandwidth may exceed its fitted rings' wire rate (NVLS and a tree's halved
+// network bytes reach past 1); more says the fit's platform was not the log's box.
+constexpr double MAX_WIRE_FRACTION = 4;
+
 struct CollectiveCalibration {
   std::string source;        // log file it was fitted on
   CollectiveOp op = CollectiveOp::all_reduce;
@@ -54,6 +58,7 @@ struct CollectiveCalibration {
   std::string gpu;               // GPU model ("" when the log and the fit did not say)
   const GpuSpec* gpu_spec = nullptr;  // `gpu` found in the GPU table by either kind of name (nullptr: not there)
   std::string nccl_version;      // "" when the log does not print it
+  std::string datatype = "float";  // the log's nccl-tests datatype: a reduction's pace is the type's
   int gpus_per_thread = 1;       // launch mode: nccl-tests -g N, one thread driving N GPUs (1: a process per GPU)
   double min_size_B = 0, max_size_B = 0;  // measured sizes (0, 0: not recorded)
   std::optional<double> wire_Bps;  // the fitted group's ring wire rate (all rings), when the fit knew the platform

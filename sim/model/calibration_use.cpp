@@ -154,8 +154,9 @@ bool within_envelope(const CollectiveCalibration& e, const GroupSummary& t) {
 LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, CollectiveOp op, const GroupSummary& t,
                  const LineCosts& fallback, double nodes_scale, int gpus_per_thread, bool algorithm_forced) {
   const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
-  const std::string line = fmt::format("{} {} line of {} ({} ranks, {})", algorithm_name(f.algorithm), protocol_name(p),
-                                       e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu);
+  const std::string line = fmt::format("{} {} line of {} ({} ranks, {}{})", algorithm_name(f.algorithm), protocol_name(p),
+                                       e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu,
+                                       reduces(e.op) && !reduced_at_link_pace(e.datatype) ? ", reducing " + e.datatype : "");
   const bool inside = within_envelope(e, t) && e.op == op;
   const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread, e.nccl_version));
   // A network's achieved share of its NICs is the fabric's (RoCE or InfiniBand, GPUDirect or not,

@@ -1,6 +1,9 @@
 #include "nccl_terms.hpp"
 
 #include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tpsim {
 
@@ -95,5 +98,33 @@ std::array<int, 2> nccl_release_of(Algorithm a) {
 }
 
 bool nccl_offers(std::string_view version, std::array<int, 2> release) { return !nccl_before(version, release[0], release[1]); }
+
+namespace {
+// nccl-tests' datatype names (its test_typenames, and names older versions printed) and their bytes.
+constexpr std::array<std::pair<std::string_view, int>, 17> NCCL_TYPES{{{"int8", 1},    {"uint8", 1},   {"char", 1},     {"f8e4m3", 1},
+                                                                      {"f8e5m2", 1},  {"half", 2},    {"float16", 2},  {"bfloat16", 2},
+                                                                      {"float", 4},   {"float32", 4}, {"int32", 4},    {"uint32", 4},
+                                                                      {"int", 4},     {"double", 8},  {"float64", 8},  {"int64", 8},
+                                                                      {"uint64", 8}}};
+}  // namespace
+
+std::optional<int> nccl_type_bytes(std::string_view type) {
+  for (const auto& [name, bytes] : NCCL_TYPES)
+    if (name == type) return bytes;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& nccl_type_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& t : NCCL_TYPES) out.emplace_back(t.first);
+    return out;
+  }();
+  return names;
+}
+
+bool reduced_at_link_pace(std::string_view type) {
+  return type == "float" || type == "float32" || type == "half" || type == "float16" || type == "bfloat16";
+}
 
 }  // namespace tpsim

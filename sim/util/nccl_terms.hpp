@@ -4,7 +4,9 @@
 #pragma once
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpsim {
 
@@ -18,6 +20,18 @@ constexpr bool is_swept(CollectiveOp op) {
   return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter ||
          op == CollectiveOp::all_to_all;
 }
+// The ops that reduce (their cost has NCCL's arithmetic on the datatype in it).
+constexpr bool reduces(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::reduce;
+}
+// Bytes per element of an nccl-tests datatype as its rows print it (int8, uint8, char, f8e4m3 and
+// f8e5m2 1; half, float16 and bfloat16 2; float, float32, int32, uint32 and int 4; double, float64,
+// int64 and uint64 8); nullopt for a name nccl-tests does not print.
+std::optional<int> nccl_type_bytes(std::string_view type);
+// Those names, for messages.
+const std::vector<std::string>& nccl_type_names();
+// The datatypes NCCL reduces at its links' pace (float, half, bfloat16): the pace tpsim models.
+bool reduced_at_link_pace(std::string_view type);
 // The largest relative error (fitted / measured - 1) a fit may report and a calibration file may
 // carry: beyond it the line does not describe the log.
 constexpr double MAX_FIT_RELATIVE_ERROR = 100;

@@ -434,6 +434,20 @@ TEST_CASE("a calibration's cpu_vendor and net_transport: read, and a located err
         ":5:17: error: 'cpu_vendor' must be one of amd, intel, arm, power, zhaoxin; did you mean 'amd'?");
 }
 
+TEST_CASE("a calibration's datatype: float unless written, and a located error outside nccl-tests' names") {
+  const std::string head = "collectives:\n  - op: all_reduce\n    nranks: 8\n";
+  const std::string line = "    protocols:\n      Simple: { latency: 30us, bus_bandwidth: 300GBps }\n";
+  {
+    TempFile plain("tpsim_envelope_float.yaml", head + line);
+    CHECK(load_calibration(plain.path).collectives.at(0).datatype == "float");
+    TempFile int8("tpsim_envelope_int8.yaml", head + "    datatype: int8\n" + line);
+    CHECK(load_calibration(int8.path).collectives.at(0).datatype == "int8");
+  }
+  CHECK(error_of_calibration(head + "    datatype: bf16\n" + line) ==
+        ":4:15: error: 'datatype' must be one of int8, uint8, char, f8e4m3, f8e5m2, half, float16, bfloat16, float, float32, int32, "
+        "uint32, int, double, float64, int64, uint64");
+}
+
 TEST_CASE("a calibration's forced_algorithm, forced_protocol and nvlink_fabric: read, and a located error outside their names") {
   const std::string head = "collectives:\n  - op: all_reduce\n    nranks: 8\n";
   const std::string line = "    protocols:\n      Simple: { latency: 30us, bus_bandwidth: 300GBps }\n";

@@ -12,30 +12,15 @@
 #include "fit/log_settings.hpp"
 #include "fit/nccl_log.hpp"
 #include "fit/nccl_log_text.hpp"
+#include "nccl_log_test_files.hpp"
 #include "util/error.hpp"
 
 using namespace tpsim;
 using namespace tpsim::fit;
+using tpsim::test::error_of;
+using tpsim::test::slurp;
 
 namespace {
-
-std::string slurp(const std::string& relative) {
-  const std::string path = std::string(TPSIM_SOURCE_DIR) + "/" + relative;
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string error_of(const std::string& text, const std::string& file, const NcclReadOptions& options = {}) {
-  try {
-    parse_nccl_log(text, file, options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // The 2-node HGX H100 run of nccl-tests issue #309, as published: the mpirun command line,
 // MPI's warnings, the device block, `NCCL version 2.26.2+cuda12.8`, 8 B to 16 GiB.
@@ -166,12 +151,15 @@ TEST_CASE("a file of several runs, one after another: --op reads one, each line 
   // Two runs of one collective stay what they were: a second table is refused where it starts.
   CHECK(error_of(ag + ag, "twice.log").find("a second results table starts here") != std::string::npos);
   // Once another collective follows, the error stands at its first run (its header on line 2 x 54 + 2 = 110),
-  // and --op reads the first run of its own.
+  // and --op naming a collective of two runs says so at the second rather than pick one.
   CHECK(error_of(ag + ag + rs, "three.log") ==
         "three.log:110:29: error: the log holds runs of several collectives: all_gather_perf (line 2), all_gather_perf "
         "(line 56), reduce_scatter_perf (line 110); give --op to read one");
-  CHECK(parse_nccl_log(ag + ag + rs, "three.log", {.op = CollectiveOp::all_gather}).rows.size() ==
-        parse_nccl_log(ag, "ag.log").rows.size());
+  CHECK(error_of(ag + ag + rs, "three.log", {.op = CollectiveOp::all_gather}) ==
+        "three.log:56:29: error: --op all_gather: the log holds more than one run of it (all_gather_perf (line 2) and "
+        "all_gather_perf (line 56)); keep the one to read");
+  CHECK(parse_nccl_log(ag + ag + rs, "three.log", {.op = CollectiveOp::reduce_scatter}).rows.size() ==
+        parse_nccl_log(rs, "rs.log").rows.size());
 }
 
 TEST_CASE("envelope: NCCL version from nccl-tests' nccl-library code, one process driving 8 GPUs") {
