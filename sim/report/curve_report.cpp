@@ -18,7 +18,8 @@ std::string size_text(double b) {
 }
 
 std::string curve_lines(const CurveReading& c) {
-  const std::string n1 = c.op == CollectiveOp::all_reduce ? "2(N-1)" : "(N-1)";
+  // The steps a latency term counts (curve_reading.cpp latency_steps): a send/recv is one hop, each rank's at once.
+  const std::string n1 = c.op == CollectiveOp::all_reduce ? "2(N-1)" : c.op == CollectiveOp::send_recv ? "1" : "(N-1)";
   std::string out = fmt::format("#   latency floor {:.2f} us: median of {} sizes, {} to {} (up to the largest size within 10% of the smallest time)\n",
                                 c.floor_s * 1e6, c.floor_rows, size_text(c.floor_min_B), size_text(c.floor_max_B));
   if (!c.floor_reached)
