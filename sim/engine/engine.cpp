@@ -125,7 +125,8 @@ void replica_actor(Shared* sh, int r) {
   const RunSpec& spec = *sh->spec;
   const auto& gpus = spec.replicas[r].gpus;
   const bool may_skip = spec.fast_forward && !sh->flows[r] && !spec.trace;
-  StepTimer timer(*spec.model, spec.parallel, spec.gpu, *spec.collectives, gpus);
+  const Parallelism& parallel = spec.parallel_of(r);
+  StepTimer timer(*spec.model, parallel, spec.gpu, *spec.collectives, gpus);
   ReplicaScheduler::Step step;
   std::vector<RequestRecord> done;
   double now = sh->now();  // since the run's start: the same sums whenever a run starts
@@ -137,7 +138,7 @@ void replica_actor(Shared* sh, int r) {
       continue;
     }
     if (sh->flows[r] || spec.trace) {
-      const StepPlan plan = plan_step(step_ops(*spec.model, spec.parallel, step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
+      const StepPlan plan = plan_step(step_ops(*spec.model, parallel, step.work), spec.gpu, *spec.collectives, gpus, spec.trace != nullptr);
       sh->catch_up(now);
       execute_step(plan, *sh, gpus, sh->flows[r]);
       now = sh->now();
@@ -254,7 +255,7 @@ RunResult engine_run(const RunSpec& spec) {
   // Which replicas share a link with another replica: those run their collectives as flows.
   std::vector<std::set<int>> used(spec.replicas.size());
   for (std::size_t r = 0; r < spec.replicas.size(); ++r) {
-    sh->schedulers.emplace_back(spec.scheduler, spec.replicas[r].kv_blocks, spec.kv_shape);
+    sh->schedulers.emplace_back(spec.scheduler, spec.replicas[r].kv_blocks, spec.kv_shape_of(r));
     sh->wake.push_back(sg4::Semaphore::create(0));
     for (const auto& l : spec.collectives->links_used(spec.replicas[r].gpus)) used[r].insert(spec.collectives->resource_of(l));
     if (spec.parallel.ep > 1)

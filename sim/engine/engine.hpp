@@ -7,6 +7,7 @@
 // segment by segment, with every collective's bandwidth part as SimGrid flows along the
 // platform routes, so replicas that share a link slow each other down.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ namespace tpsim {
 struct ReplicaSpec {
   std::vector<int> gpus;
   long kv_blocks = 0;
+  // The replica's own tp (a mixed split's replicas differ: TP=4 + 4xTP=1) and the KV blocks a
+  // sequence takes on it; unset, the run's `parallel` and `kv_shape`.
+  std::optional<Parallelism> parallel;
+  std::optional<KvBlockShape> kv_shape;
 };
 
 struct RunSpec {
@@ -29,6 +34,8 @@ struct RunSpec {
   std::vector<ReplicaSpec> replicas;
   Parallelism parallel;       // tp, pp (the replica's GPUs, stage by stage), ep, sequence parallelism
   KvBlockShape kv_shape;      // how a sequence's tokens take KV blocks (sliding-window layers)
+  const Parallelism& parallel_of(std::size_t r) const { return replicas[r].parallel ? *replicas[r].parallel : parallel; }
+  const KvBlockShape& kv_shape_of(std::size_t r) const { return replicas[r].kv_shape ? *replicas[r].kv_shape : kv_shape; }
   std::vector<Request> requests;
   bool force_flows = false;  // run every collective as flows, even where the closed form applies
   bool fast_forward = true;  // run unobservable closed-form steps without a SimGrid event each (engine.cpp)

@@ -233,7 +233,12 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   if (c.chunked_prefill) spec.scheduler.chunked_prefill = *c.chunked_prefill;
   if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
   r.scheduler = spec.scheduler;
-  for (const auto& rep : c.layout) spec.replicas.push_back({rep, memory_fit(in.model, replica_shape(c, rep), *gpu.spec, s).kv_blocks});
+  // A mixed split's replicas each run their own TP: their step shapes, collectives and KV blocks.
+  for (const auto& rep : c.layout) {
+    const ConfigSpec shape = replica_shape(c, rep);
+    spec.replicas.push_back({rep, memory_fit(in.model, shape, *gpu.spec, s).kv_blocks, parallelism_of(shape, s),
+                             kv_block_shape(in.model, shape.tp, shape.pp)});
+  }
   spec.requests = std::move(requests);
   spec.force_flows = opt.force_flows;
   spec.fast_forward = opt.fast_forward;

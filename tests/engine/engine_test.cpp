@@ -71,6 +71,24 @@ TEST_CASE("light load: TTFT and TPOT equal the single-request step times") {
   CHECK(c.queue_s.p99 == 0.0);
 }
 
+TEST_CASE("light load, a mixed split: each replica runs its own TP (TP=2 + 2xTP=1's TP=1 requests take TP=1's prefill)") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/light_load_mixed.yaml"), {});
+  const auto named = [&](const std::string& name) -> const ConfigResult& {
+    const auto it = std::find_if(r.configs.begin(), r.configs.end(), [&](const ConfigResult& c) { return c.name == name; });
+    REQUIRE(it != r.configs.end());
+    return *it;
+  };
+  const ConfigResult& mixed = named("TP=2 + 2xTP=1");
+  const ConfigResult& one = named("4xTP=1");
+  const ConfigResult& two = named("2xTP=2");
+  // Round robin over TP=2, TP=1, TP=1: requests 1, 2 and 4 of 5 run alone on a TP=1 replica, 0 and 3 on the TP=2 one,
+  // so the median TTFT is one TP=1 prefill of 2048 tokens and the mean (2 x TP=2's + 3 x TP=1's) / 5 (each replica was
+  // timed as a TP=2 shard before, its collectives dropped: faster than either).
+  CHECK(mixed.ttft_s.p50 == doctest::Approx(one.prefill.total()).scale(0).epsilon(1e-9));
+  CHECK(mixed.ttft_s.mean == doctest::Approx((2 * two.prefill.total() + 3 * one.prefill.total()) / 5).scale(0).epsilon(1e-9));
+  CHECK(one.prefill.total() > two.prefill.total());
+}
+
 TEST_CASE("the trace shows each GPU's ops and the 2L all-reduce seams of a step") {
   TraceLog trace;
   RunOptions opt;

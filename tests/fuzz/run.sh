@@ -59,7 +59,7 @@ seed() {  # target -> fills $work/seeds/<target>
     platform) cp platforms/*.xml tests/bad_input/*.xml tests/data/*.xml "$dir/" ;;
     topo) cp tests/data/topo/*.txt "$dir/" ;;
     # The held-out logs too: mpirun tags (also inside rows), srun labels, old formats, failed runs.
-    nccl_log) cp calibrate/recorded/*.log tests/data/measured/nccl/*.log "$dir/" ;;
+    nccl_log) cp calibrate/recorded/*.log tests/data/measured/nccl/*.log tests/data/measured/log_formats/* "$dir/" ;;
     calibration) cp tests/fuzz/seeds/calibration/*.yaml "$dir/" ;;
     scenario) cp scenarios/*.yaml tests/bad_input/*.yaml tests/data/*.yaml "$dir/" ;;
   esac
