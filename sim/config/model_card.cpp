@@ -147,7 +147,7 @@ const std::vector<std::string> USED_KEYS{
     "n_inner", "ffn_dim", "ffn_hidden_size", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype", "kv_cache_dtype",
     "num_local_experts", "num_experts_per_tok", "n_routed_experts", "num_experts", "moe_intermediate_size", "n_shared_experts",
     "first_k_dense_replace", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-    "sliding_window", "use_sliding_window", "layer_types", "derived", "model_type",
+    "sliding_window", "use_sliding_window", "layer_types", "sliding_window_pattern", "max_window_layers", "derived", "model_type",
     "hidden_act", "activation_function", "activation", "rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps",
     "parallel_attn", "use_parallel_residual", "bias", "enable_bias", "attention_bias", "mlp_bias",
     "max_position_embeddings", "n_positions", "quantization_config", "shared_expert_intermediate_size",
@@ -155,7 +155,7 @@ const std::vector<std::string> USED_KEYS{
 const std::vector<std::string> INFO_KEYS{
     "source", "notes", "family_defaults", "rope_theta", "rope_scaling", "architectures", "bos_token_id", "eos_token_id",
     "pad_token_id", "initializer_range", "attention_dropout", "pretraining_tp", "use_cache", "transformers_version",
-    "_name_or_path", "max_window_layers", "partial_rotary_factor", "rope_type", "query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation",
+    "_name_or_path", "partial_rotary_factor", "rope_type", "query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "hidden_activation",
     "cache_implementation", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
     "experts_per_token", "n_group", "topk_group", "routed_scaling_factor", "scoring_func", "topk_method", "norm_topk_prob",
     "num_nextn_predict_layers", "ep_size", "aux_loss_alpha",
@@ -185,6 +185,11 @@ const Family FAMILIES[] = {
     {"falcon", false, true, true, 1, false, false, false, true, 0, "gelu"},    // 2 norms with new_decoder_architecture
     {"opt", false, true, false, 2, true, true, true, true, 2, "relu"},
     {"gpt_oss", true, false, false, 2, true, true, false, false, 0, "silu"},  // experts' gate_up and down biases
+    // Gemma ties its embeddings unless told otherwise (GemmaConfig's tie_word_embeddings=True); Gemma 2
+    // and 3 norm before and after both attention and the MLP.
+    {"gemma", true, false, false, 2, false, false, false, true, 0, "gelu_pytorch_tanh"},
+    {"gemma2", true, false, false, 4, false, false, false, true, 0, "gelu_pytorch_tanh"},
+    {"gemma3_text", true, false, false, 4, false, false, false, true, 0, "gelu_pytorch_tanh"},
 };
 
 const Family& family_of(const std::string& model_type) {

@@ -170,8 +170,18 @@ void read_attention_variants(const YamlMap& m, ModelCard& c) {
   if (!given(m, "sliding_window")) return;
   c.sliding_window = positive_int(m, "sliding_window", MAX_CONTEXT);
   if (given(m, "layer_types")) return;
-  if (m.boolean_or("use_sliding_window", true)) c.sliding_layers.assign(std::size_t(c.num_layers), true);
-  else c.sliding_window = 0;  // Qwen's sliding_window with use_sliding_window: false is not applied
+  if (!m.boolean_or("use_sliding_window", true)) {
+    c.sliding_window = 0;  // Qwen's sliding_window with use_sliding_window: false is not applied
+    return;
+  }
+  // Which layers slide where no layer_types lists them (transformers builds the list so): every one
+  // (Mistral); all but every N-th with Gemma 3's sliding_window_pattern N, every other one from the first
+  // in Gemma 2; with Qwen's max_window_layers M, the layers from M on (the first M attend in full).
+  const int pattern = given(m, "sliding_window_pattern") ? positive_int(m, "sliding_window_pattern", c.num_layers)
+                      : m.str_or("model_type", "") == "gemma2" ? 2
+                                                                : 0;
+  const int full_below = given(m, "max_window_layers") ? count_or_zero(m, "max_window_layers") : 0;
+  for (int i = 0; i < c.num_layers; ++i) c.sliding_layers.push_back(i >= full_below && (pattern == 0 || (i + 1) % pattern != 0));
 }
 
 }  // namespace tpsim::card_fields

@@ -239,3 +239,46 @@ TEST_CASE("layer layouts tpsim does not model are refused at their key; moe_laye
                                                     "experts' width (32): tpsim costs a shared expert as routed experts").c_str(),
                        InputError);
 }
+
+namespace {
+// A dense config.json of small shapes (d 64, `layers` layers) plus `extra` keys.
+std::string dense_json(const std::string& name, int layers, const std::string& extra) {
+  const auto path = tpsim::test::scratch_dir() / (name + ".json");
+  std::ofstream(path) << "{\"hidden_size\": 64, \"num_hidden_layers\": " << layers << ", \"num_attention_heads\": 4,\n"
+                      << " \"num_key_value_heads\": 2, \"vocab_size\": 100, \"intermediate_size\": 128" << extra << "}\n";
+  return path.string();
+}
+
+int sliding_count(const ModelCard& m) {
+  int n = 0;
+  for (int i = 0; i < m.num_layers; ++i) n += m.sliding_layer(i);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("which layers slide without layer_types: Gemma 3's pattern, Gemma 2's alternation, Qwen's max_window_layers") {
+  // Gemma 3 (sliding_window_pattern 6): layer i attends in full when (i + 1) % 6 == 0, so 62 layers have 10 full
+  // (5, 11, ..., 59) and 52 sliding; read before as 62 sliding, its KV per sequence capped at 1024 tokens in every layer.
+  const ModelCard g3 = load_model_card(dense_json("gemma3", 62, ", \"model_type\": \"gemma3_text\", \"sliding_window\": 1024, "
+                                                                "\"sliding_window_pattern\": 6"));
+  CHECK(sliding_count(g3) == 52);
+  CHECK(g3.sliding_layer(0));
+  CHECK_FALSE(g3.sliding_layer(5));
+  CHECK_FALSE(g3.sliding_layer(59));
+  // Gemma ties its embeddings unless its config says otherwise (GemmaConfig's default): no lm_head of its own.
+  CHECK(g3.tie_word_embeddings);
+  CHECK(g3.lm_head_params() == 0);
+  // Gemma 2: every other layer from the first slides, 46 layers -> 23.
+  const ModelCard g2 = load_model_card(dense_json("gemma2", 46, ", \"model_type\": \"gemma2\", \"sliding_window\": 4096"));
+  CHECK(sliding_count(g2) == 23);
+  CHECK(g2.sliding_layer(0));
+  CHECK_FALSE(g2.sliding_layer(1));
+  // Qwen2 with use_sliding_window and max_window_layers 20 of 28: layers 20-27 slide, the first 20 attend in full.
+  const ModelCard q = load_model_card(dense_json("qwen2", 28, ", \"model_type\": \"qwen2\", \"sliding_window\": 32768, "
+                                                              "\"use_sliding_window\": true, \"max_window_layers\": 20"));
+  CHECK(sliding_count(q) == 8);
+  CHECK_FALSE(q.sliding_layer(19));
+  CHECK(q.sliding_layer(20));
+  // Mistral's sliding_window alone: every layer.
+  CHECK(sliding_count(load_model_card(dense_json("mistral", 32, ", \"sliding_window\": 4096"))) == 32);
+}
