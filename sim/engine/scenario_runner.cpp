@@ -231,7 +231,15 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.scheduler.max_num_seqs *= r.attention_dp, spec.scheduler.max_batched_tokens *= r.attention_dp;
   if (c.max_num_seqs) spec.scheduler.max_num_seqs = *c.max_num_seqs;
   if (c.chunked_prefill) spec.scheduler.chunked_prefill = *c.chunked_prefill;
-  if (s.workload.arrivals == ArrivalKind::closed) spec.scheduler.max_num_seqs = std::max(spec.scheduler.max_num_seqs, s.workload.batch);
+  // A closed batch is measured at once (a static batch, as vLLM's benchmark_latency runs one): the scheduler's
+  // cap rises to it, and the run says so where that overrides a smaller max_num_seqs.
+  if (s.workload.arrivals == ArrivalKind::closed && s.workload.batch > spec.scheduler.max_num_seqs) {
+    r.notes.push_back(fmt::format("the closed batch of {} sequences runs at once: max_num_seqs {} raised to {} (an engine capped at "
+                                  "{} would run {} at a time and queue the rest; use arrivals with a rate for that)",
+                                  s.workload.batch, spec.scheduler.max_num_seqs, s.workload.batch, spec.scheduler.max_num_seqs,
+                                  spec.scheduler.max_num_seqs));
+    spec.scheduler.max_num_seqs = s.workload.batch;
+  }
   r.scheduler = spec.scheduler;
   // A mixed split's replicas each run their own TP: their step shapes, collectives and KV blocks.
   for (const auto& rep : c.layout) {

@@ -170,6 +170,21 @@ TEST_CASE("a closed batch arrives together: its first step prefills all B prompt
   }
 }
 
+TEST_CASE("a closed batch above max_num_seqs runs at once, and the run says it raised the cap") {
+  Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");
+  s.scheduler.max_num_seqs = 2;  // below the batch of 4
+  const ScenarioResult r = run_scenario(s, {});
+  const ConfigResult& c = r.configs[0];
+  CHECK(c.scheduler.max_num_seqs == 4);
+  CHECK(std::count(c.notes.begin(), c.notes.end(),
+                   "the closed batch of 4 sequences runs at once: max_num_seqs 2 raised to 4 (an engine capped at 2 would run 2 at a "
+                   "time and queue the rest; use arrivals with a rate for that)") == 1);
+  // At the default cap (256) nothing is raised, nor said.
+  const ScenarioResult d = run_scenario(load_scenario(ROOT + "/tests/data/closed_batch.yaml"), {});
+  const ConfigResult& plain = d.configs[0];
+  CHECK(std::none_of(plain.notes.begin(), plain.notes.end(), [](const std::string& n) { return n.find("closed batch") != std::string::npos; }));
+}
+
 TEST_CASE("a configuration with expert parallelism carries its all-to-all's notes; one without does not") {
   const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
   const auto all_to_all_notes = [](const ConfigResult& c) {
