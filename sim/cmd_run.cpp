@@ -29,10 +29,13 @@ void check_output_folder(const std::string& flag, const std::string& dir) {
   if (!std::filesystem::exists(dir, ec)) check_output_path(dir);  // its parent folder must exist
 }
 
-// The P2P level the serve scripts pin: the platform's, or the scenario's NCCL release's default.
-PinnedP2pLevel launch_p2p_level(const Scenario& s) {
+// The P2P level the serve scripts pin (the platform's, or the scenario's NCCL release's default) and
+// the node of each GPU (a replica across nodes is not launched from one host).
+std::pair<PinnedP2pLevel, std::map<int, int>> launch_platform(const Scenario& s) {
   const PlatformDesc platform = load_platform_file(s.platform_path);
-  return pinned_p2p_level(s, platform.p2p_level, platform.cpu_vendor);
+  std::map<int, int> node_of_gpu;
+  for (const auto& g : platform.gpus) node_of_gpu[g.index] = g.node;
+  return {pinned_p2p_level(s, platform.p2p_level, platform.cpu_vendor), node_of_gpu};
 }
 
 }  // namespace
@@ -77,9 +80,12 @@ int run_scenario_command(int argc, char** argv) {
   const std::string md = md_path.empty() ? "" : render_markdown(result);
   const std::string csv = csv_path.empty() ? "" : render_requests_csv(result);
   const std::string timeline = trace_path.empty() ? "" : render_trace_json(trace);
-  const auto launch = launch_dir.empty() ? std::vector<std::pair<std::string, std::string>>{}
-                                         : launch_files(scenario, load_model_card(scenario.model_path, scenario.dtype, scenario.kv_cache_dtype),
-                                                        result, launch_configs, scenario_engine_name(scenario), launch_p2p_level(scenario));
+  std::vector<std::pair<std::string, std::string>> launch;
+  if (!launch_dir.empty()) {
+    const auto [p2p, node_of_gpu] = launch_platform(scenario);
+    launch = launch_files(scenario, load_model_card(scenario.model_path, scenario.dtype, scenario.kv_cache_dtype), result, launch_configs,
+                          scenario_engine_name(scenario), p2p, node_of_gpu);
+  }
   if (!json_path.empty()) write_output(json_path, json);
   if (!md_path.empty()) write_output(md_path, md);
   if (!csv_path.empty()) write_output(csv_path, csv);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -38,15 +40,27 @@ std::string torch_dtype(const ModelCard& m) {
 struct Replica {
   std::vector<int> gpus;
   int tp = 1, pp = 1, port = 0;
+  int dp = 1;          // attention data-parallel groups (expert parallelism over tp x dp GPUs)
+  bool experts = false;  // expert parallelism: the engine's own flags spread the experts
 };
+
+// Expert parallelism as each engine spells it: vLLM's EP spans tp x dp (--enable-expert-parallel), each
+// data-parallel rank scheduling its own share (--max-num-seqs is per rank); SGLang's --ep-size within
+// --tp-size GPUs, --enable-dp-attention for data-parallel attention (its limits are the server's).
+std::string expert_flags(const std::string& engine, const Replica& r) {
+  if (!r.experts) return "";
+  if (engine == "sglang")
+    return fmt::format(" --ep-size {}{}", r.tp * r.dp, r.dp > 1 ? fmt::format(" --enable-dp-attention --dp-size {}", r.dp) : "");
+  return fmt::format(" --enable-expert-parallel{}", r.dp > 1 ? fmt::format(" --data-parallel-size {}", r.dp) : "");
+}
 
 std::string serve_command(const std::string& engine, const ModelCard& m, const Scenario& s, const SchedulerSpec& sch, const Replica& r) {
   const std::string dtype = torch_dtype(m);
   if (engine == "sglang")
-    return fmt::format("python3 -m sglang.launch_server --model-path \"$MODEL\" --tp-size {} --pp-size {} --max-running-requests {} "
+    return fmt::format("python3 -m sglang.launch_server --model-path \"$MODEL\" --tp-size {}{} --pp-size {} --max-running-requests {} "
                        "--chunked-prefill-size {} --max-prefill-tokens {} --dtype {}{} --mem-fraction-static {} --page-size {} "
                        "--random-seed {} --host 127.0.0.1 --port {}",
-                       r.tp, r.pp, sch.max_num_seqs, sch.chunked_prefill ? sch.max_batched_tokens : -1, sch.max_batched_tokens, dtype,
+                       r.tp * r.dp, expert_flags(engine, r), r.pp, sch.max_num_seqs, sch.chunked_prefill ? sch.max_batched_tokens : -1, sch.max_batched_tokens, dtype,
                        m.dtype == "fp8" ? " --quantization fp8" : "", sch.gpu_memory_utilization, sch.block_size, s.seed, r.port);
   if (engine == "trtllm")
     return fmt::format("trtllm-serve \"$MODEL\" --backend pytorch --tp_size {} --pp_size {} --max_batch_size {} --max_num_tokens {} "
@@ -57,10 +71,10 @@ std::string serve_command(const std::string& engine, const ModelCard& m, const S
                        "--max-batch-prefill-tokens {} --dtype {} --hostname 127.0.0.1 --port {}",
                        r.tp, sch.max_num_seqs, sch.max_batched_tokens, dtype == "auto" ? "bfloat16" : dtype, r.port);
   std::string kv = s.kv_cache_dtype.empty() || s.kv_cache_dtype == "auto" ? "" : " --kv-cache-dtype " + s.kv_cache_dtype;
-  return fmt::format("vllm serve \"$MODEL\" --tensor-parallel-size {} --pipeline-parallel-size {} --max-num-seqs {} "
+  return fmt::format("vllm serve \"$MODEL\" --tensor-parallel-size {}{} --pipeline-parallel-size {} --max-num-seqs {} "
                      "--max-num-batched-tokens {} --{}enable-chunked-prefill --dtype {}{}{} --gpu-memory-utilization {} --block-size {} "
                      "--seed {} --host 127.0.0.1 --port {}",
-                     r.tp, r.pp, sch.max_num_seqs, sch.max_batched_tokens, sch.chunked_prefill ? "" : "no-", dtype,
+                     r.tp, expert_flags(engine, r), r.pp, sch.max_num_seqs / r.dp, sch.max_batched_tokens / r.dp, sch.chunked_prefill ? "" : "no-", dtype,
                      m.dtype == "fp8" ? " --quantization fp8" : "", kv, sch.gpu_memory_utilization, sch.block_size, s.seed, r.port);
 }
 
@@ -90,9 +104,29 @@ std::string router_command(const std::string& engine, const std::vector<Replica>
 
 std::vector<Replica> replicas_of(const ConfigResult& c) {
   std::vector<Replica> out;
+  const int dp = std::max(1, c.attention_dp);
   for (std::size_t i = 0; i < c.layout.size(); ++i)
-    out.push_back({c.layout[i], int(c.layout[i].size()) / c.pp, c.pp, FIRST_PORT + int(i)});
+    out.push_back({c.layout[i], int(c.layout[i].size()) / c.pp / dp, c.pp, FIRST_PORT + int(i), dp, c.ep > 1});
   return out;
+}
+
+// Why the serve script cannot start this configuration as simulated, or "" when it can: what an engine
+// or these one-host scripts do not express (a script that served something else would be measured as it).
+std::string cannot_serve(const ConfigResult& c, const std::string& engine, const std::map<int, int>& node_of_gpu) {
+  if (c.disaggregation)
+    return "tpsim --launch does not write disaggregated (xPyD) serving: prefill and decode instances joined by a KV connector "
+           "and its proxy; serving these GPUs as co-located replicas would measure another system";
+  if (c.ep > 1 && (engine == "trtllm" || engine == "tgi"))
+    return fmt::format("tpsim --launch writes expert parallelism for vllm and sglang, not {}", engine);
+  for (const auto& replica : c.layout) {
+    std::set<int> nodes;
+    for (int g : replica) nodes.insert(node_of_gpu.count(g) ? node_of_gpu.at(g) : 0);
+    if (nodes.size() > 1)
+      return fmt::format("a replica spans {} nodes (GPUs {}): these scripts start processes on one host; a multi-node engine launch "
+                         "(vLLM over Ray, SGLang's --nnodes) is not written",
+                         nodes.size(), fmt::join(replica, ","));
+  }
+  return "";
 }
 
 std::string header(const Scenario& s, const ConfigResult& c, const std::string& what) {
@@ -101,10 +135,14 @@ std::string header(const Scenario& s, const ConfigResult& c, const std::string& 
 }
 
 std::string serve_script(const Scenario& s, const ModelCard& m, const ConfigResult& c, const std::string& engine,
-                         const PinnedP2pLevel& p2p) {
+                         const PinnedP2pLevel& p2p, const std::map<int, int>& node_of_gpu) {
   const SchedulerSpec& sch = c.scheduler;
   const std::vector<Replica> replicas = replicas_of(c);
   std::string out = header(s, c, "Serve");
+  if (std::string why = cannot_serve(c, engine, node_of_gpu); !why.empty()) {
+    for (std::size_t at = why.find('\''); at != std::string::npos; at = why.find('\'', at + 4)) why.replace(at, 1, "'\\''");
+    return out + fmt::format("echo '{}' >&2\nexit 1\n", why);
+  }
   out += "# GPU indices are physical, as nvidia-smi numbers them (CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA agree).\n"
          "# A container renumbers its GPUs from 0: start it with the physical ones (docker run --gpus '\"device=0,1\"')\n"
          "# and set CUDA_VISIBLE_DEVICES=0,1 inside it.\n";
@@ -210,7 +248,7 @@ PinnedP2pLevel pinned_p2p_level(const Scenario& s, const std::string& platform_p
 
 std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s, const ModelCard& m, const ScenarioResult& r,
                                                               const std::vector<std::string>& extra, const std::string& engine_given,
-                                                              const PinnedP2pLevel& p2p) {
+                                                              const PinnedP2pLevel& p2p, const std::map<int, int>& node_of_gpu) {
   const std::string engine = engine_given.empty() || engine_given == "nccl" ? "vllm" : engine_given;
   const auto& known = launch_engines();
   if (std::find(known.begin(), known.end(), engine) == known.end())
@@ -225,10 +263,11 @@ std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s,
                                    engine_given.empty() ? ": no engine named in the scenario, vLLM assumed" : "");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const ConfigResult& c = named(r, names[i]);
-    files.emplace_back("serve-" + slug(c.name) + ".sh", serve_script(s, m, c, engine, p2p));
+    files.emplace_back("serve-" + slug(c.name) + ".sh", serve_script(s, m, c, engine, p2p, node_of_gpu));
     files.emplace_back("bench-" + slug(c.name) + ".sh", bench_script(s, m, c, engine));
-    readme += fmt::format("- `serve-{0}.sh`, `bench-{0}.sh`: {1}{2}, GPUs {3}\n", slug(c.name), c.name, i == 0 ? " (the recommendation)" : "",
-                          fmt::join(c.layout, " "));
+    const std::string why = cannot_serve(c, engine, node_of_gpu);
+    readme += fmt::format("- `serve-{0}.sh`, `bench-{0}.sh`: {1}{2}, GPUs {3}{4}\n", slug(c.name), c.name, i == 0 ? " (the recommendation)" : "",
+                          fmt::join(c.layout, " "), why.empty() ? "" : "; the serve script only says why it cannot start it: " + why);
   }
   readme += "\nRun `bash serve-X.sh` (Ctrl-C stops it), then `bash bench-X.sh` in another shell; the bench script's first lines\n"
             "carry tpsim's prediction. GPU indices are physical (nvidia-smi's); a container renumbers them from 0.\n";

@@ -8,6 +8,7 @@
 // and README.md naming the winner and what the commands assume. Engines: vLLM (default), SGLang,
 // TensorRT-LLM (trtllm-serve), TGI.
 #pragma once
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,9 +37,12 @@ PinnedP2pLevel pinned_p2p_level(const Scenario& s, const std::string& platform_p
 
 // (file name, text) of every file, for the recommendation and each of `extra` (configuration
 // names). Throws InputError located at "--launch-config" for an unknown name or a configuration
-// that does not fit, and at the scenario for an engine --launch cannot write for.
+// that does not fit, and at the scenario for an engine --launch cannot write for. `node_of_gpu`: the
+// platform's node of each GPU (none: one node). A configuration the one-host scripts cannot start as
+// simulated (xPyD disaggregation, a replica across nodes, expert parallelism on an engine whose flags
+// are not written) gets a serve script that says why and exits 1, and the README says so.
 std::vector<std::pair<std::string, std::string>> launch_files(const Scenario& s, const ModelCard& model, const ScenarioResult& r,
                                                               const std::vector<std::string>& extra, const std::string& engine,
-                                                              const PinnedP2pLevel& p2p = {});
+                                                              const PinnedP2pLevel& p2p = {}, const std::map<int, int>& node_of_gpu = {});
 
 }  // namespace tpsim

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "../scratch_dir.hpp"
@@ -99,4 +100,36 @@ TEST_CASE("launch refuses an engine it cannot write for, and a configuration tha
                     "scenarios/x.yaml: error: --launch cannot write commands for engine 'deepspeed' (it writes for vllm, sglang, trtllm, tgi)");
   CHECK_THROWS_WITH(launch_files(design_exercise(), m, two_pairs(), {"2xTP=2 NVLink pair"}, "vllm"),
                     "--launch-config: error: no configuration named '2xTP=2 NVLink pair'; did you mean '2xTP=2 NVLink pairs'?");
+}
+
+TEST_CASE("expert parallelism: each engine's flags; disaggregation and a replica across nodes get a script that says why") {
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  ScenarioResult r = two_pairs();
+  ConfigResult& c = r.configs[0];
+  // EP8 with data-parallel attention over 8 GPUs: vLLM's EP spans tp x dp = 1 x 8, and each DP rank schedules its share,
+  // 2048 / 8 = 256 sequences and 65536 / 8 = 8192 tokens (tpsim's scheduler holds the 8 ranks' budgets together).
+  c.name = "EP8 attention DP8", c.layout = {{0, 1, 2, 3, 4, 5, 6, 7}}, c.tp = 1, c.ep = 8, c.attention_dp = 8;
+  c.scheduler.max_num_seqs = 2048, c.scheduler.max_batched_tokens = 65536;
+  r.recommendation = c.name;
+  const std::string vllm = text_of(launch_files(design_exercise(), m, r, {}, "vllm"), "serve-ep8-attention-dp8.sh");
+  CHECK(vllm.find("--tensor-parallel-size 1 --enable-expert-parallel --data-parallel-size 8 --pipeline-parallel-size 1 "
+                  "--max-num-seqs 256 --max-num-batched-tokens 8192 ") != std::string::npos);
+  const std::string sglang = text_of(launch_files(design_exercise(), m, r, {}, "sglang"), "serve-ep8-attention-dp8.sh");
+  CHECK(sglang.find("--tp-size 8 --ep-size 8 --enable-dp-attention --dp-size 8 ") != std::string::npos);
+  const std::string trtllm = text_of(launch_files(design_exercise(), m, r, {}, "trtllm"), "serve-ep8-attention-dp8.sh");
+  CHECK(trtllm.find("echo 'tpsim --launch writes expert parallelism for vllm and sglang, not trtllm' >&2\nexit 1\n") != std::string::npos);
+  CHECK(trtllm.find("trtllm-serve") == std::string::npos);
+  // The same GPUs on two nodes of 4: no one-host script starts it.
+  const std::map<int, int> two_nodes{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 1}, {5, 1}, {6, 1}, {7, 1}};
+  const auto files = launch_files(design_exercise(), m, r, {}, "vllm", {}, two_nodes);
+  CHECK(text_of(files, "serve-ep8-attention-dp8.sh").find("echo 'a replica spans 2 nodes (GPUs 0,1,2,3,4,5,6,7)") != std::string::npos);
+  CHECK(text_of(files, "README.md").find("; the serve script only says why it cannot start it: a replica spans 2 nodes") != std::string::npos);
+  // Its message's apostrophe (SGLang's) is quoted for the shell: the script passes shellcheck.
+  const auto path = test::scratch_dir() / "two-nodes-serve.sh";
+  std::ofstream(path) << text_of(files, "serve-ep8-attention-dp8.sh");
+  CHECK(std::system(("shellcheck -S error " + path.string() + " > /dev/null").c_str()) == 0);
+  // xPyD: prefill and decode instances with a KV connector, which co-located replicas are not.
+  c.ep = 1, c.attention_dp = 1, c.disaggregation = DisaggregationResult{};
+  CHECK(text_of(launch_files(design_exercise(), m, r, {}, "vllm"), "serve-ep8-attention-dp8.sh")
+            .find("echo 'tpsim --launch does not write disaggregated (xPyD) serving") != std::string::npos);
 }
