@@ -119,9 +119,10 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
 }
 
 // One replica of a configuration as a configuration of its own (a mixed split's replicas differ in TP).
+// An expert-parallel replica's GPUs are its attention groups (ep / tp of tp GPUs each): its own shape.
 ConfigSpec replica_shape(const ConfigSpec& c, const std::vector<int>& replica) {
   ConfigSpec shape = c;
-  shape.tp = int(replica.size()) / c.pp;
+  if (c.ep == 1) shape.tp = int(replica.size()) / c.pp;
   return shape;
 }
 

@@ -12,6 +12,7 @@
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
 #include "model/trace.hpp"
+#include "workloads/step_ops.hpp"
 
 using namespace tpsim;
 
@@ -183,6 +184,25 @@ TEST_CASE("a closed batch above max_num_seqs runs at once, and the run says it r
   const ScenarioResult d = run_scenario(load_scenario(ROOT + "/tests/data/closed_batch.yaml"), {});
   const ConfigResult& plain = d.configs[0];
   CHECK(std::none_of(plain.notes.begin(), plain.notes.end(), [](const std::string& n) { return n.find("closed batch") != std::string::npos; }));
+}
+
+TEST_CASE("expert parallelism with attention DP: memory and steps at its attention TP, each GPU holding its own sequences' KV") {
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/qwen3-30b-a3b.yaml");
+  const auto named = [&](const std::string& name) -> const ConfigResult& {
+    const auto it = std::find_if(r.configs.begin(), r.configs.end(), [&](const ConfigResult& c) { return c.name == name; });
+    REQUIRE(it != r.configs.end());
+    return *it;
+  };
+  const ConfigResult& ep = named("EP4 attention DP4");
+  // Attention whole on each of the 4 GPUs (TP=1), the experts a quarter each: weight_bytes_per_rank(m, 1, 1, 4), above
+  // TP=4's; it was read as TP=4's (the replica's 4 GPUs taken for its TP).
+  CHECK(ep.memory.weights_B == doctest::Approx(weight_bytes_per_rank(m, 1, 1, 4)).scale(0).epsilon(1e-12));
+  CHECK(ep.memory.weights_B > named("TP=4").memory.weights_B);
+  // 64 sequences over 4 attention groups: 16 a GPU, every KV head of 1024 + 256 tokens each.
+  CHECK(ep.memory.kv_B == doctest::Approx(16 * kv_footprint_rank(m, 1, 1).sequence_B(1280)).scale(0).epsilon(1e-12));
+  // The run steps at the same shapes: the batch decodes at its closed-form step (50.02 ms; at TP=4's shapes it ran 10% slower).
+  CHECK(ep.tpot_s.p50 == doctest::Approx(ep.decode_step.total()).scale(0).epsilon(0.01));
 }
 
 TEST_CASE("a configuration with expert parallelism carries its all-to-all's notes; one without does not") {
