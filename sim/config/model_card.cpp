@@ -200,6 +200,39 @@ const Family& family_of(const std::string& model_type) {
 
 using namespace card_fields;
 
+// llm-compressor's format (vLLM's compressed-tensors): one config group of the Linear layers, its
+// weights' scheme (num_bits, type int or float, strategy tensor, channel, group or block), and
+// 8-bit input activations for W8A8 (GEMMs in 8 bits). Layers it ignores by an attention name keep
+// the card's dtype; lm_head stays so anyway. Several groups (mixed precision) are refused.
+void read_compressed_tensors(const YamlMap& q, Quantization& z) {
+  const YamlMap groups = q.map("config_groups");
+  const YAML::Node raw = groups.raw();
+  if (raw.size() != 1)
+    q.fail(q.node("config_groups"), "config_groups: " + std::to_string(raw.size()) + " groups of layers with their own schemes "
+                                   "(mixed precision); tpsim costs one scheme for every linear layer");
+  const YamlMap group(q.file(), raw.begin()->second, "config group");
+  const YamlMap w = group.map("weights");
+  const long bits = w.integer("num_bits");
+  const std::string type = w.str_or("type", "int"), strategy = w.str_or("strategy", "tensor");
+  if (!((bits == 8) || (bits == 4)))
+    w.fail(w.node("num_bits"), "compressed-tensors weights of " + std::to_string(bits) + " bits are not a format tpsim knows (4, 8)");
+  z.bits = double(bits);
+  const double scale = type == "float" && bits == 4 ? 1 : 2;  // NVFP4's E4M3 group scales; else 16-bit scales
+  if (strategy == "group" || strategy == "tensor_group") {
+    z.group_size = w.integer_or("group_size", bits == 4 && type == "float" ? 16 : 128);
+    z.scale_bytes = scale + (w.boolean_or("symmetric", true) ? 0 : z.bits / 8);
+  } else if (strategy == "channel") {
+    z.group_size = 0, z.scale_bytes = scale;  // one scale per output row
+  } else if (strategy != "tensor" && strategy != "block") {
+    w.fail(w.node("strategy"), "compressed-tensors strategy '" + strategy + "' is not one tpsim knows (tensor, channel, group, block)");
+  }
+  if (group.has("input_activations") && !group.node("input_activations").IsNull())
+    z.fp8_compute = group.map("input_activations").integer_or("num_bits", 16) == 8;
+  if (q.has("ignore") && q.node("ignore").IsSequence())
+    for (const auto& name : q.node("ignore"))
+      if (scalar_of(q.file(), name, "ignored module").find("self_attn") != std::string::npos) z.attention = false;
+}
+
 Quantization read_quantization(const YamlMap& q) {
   const std::string method = q.str("quant_method");
   Quantization z;
@@ -240,9 +273,12 @@ Quantization read_quantization(const YamlMap& q) {
     z.bits = 4, z.group_size = q.integer_or("group_size", 16), z.scale_bytes = 1;
   } else if (method == "modelopt") {
     q.fail(q.node("quant_algo"), "quant_algo '" + q.str("quant_algo") + "' of modelopt is not one tpsim knows (NVFP4)");
+  } else if (method == "compressed-tensors") {
+    read_compressed_tensors(q, z);
   } else {
-    const std::vector<std::string> known{"awq", "gptq", "fp8", "mxfp4", "modelopt"};
-    q.fail(q.node("quant_method"), "unknown quant_method '" + method + "' (one of awq, gptq, fp8, mxfp4, modelopt)" + did_you_mean(method, known));
+    const std::vector<std::string> known{"awq", "gptq", "fp8", "mxfp4", "modelopt", "compressed-tensors"};
+    q.fail(q.node("quant_method"), "unknown quant_method '" + method + "' (one of awq, gptq, fp8, mxfp4, modelopt, compressed-tensors)" +
+                                       did_you_mean(method, known));
   }
   if (z.group_size < 0 || z.group_size > MAX_DIMENSION) q.fail(q.node("group_size"), "'group_size' must be between 1 and " + std::to_string(MAX_DIMENSION));
   return z;

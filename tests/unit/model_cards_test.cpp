@@ -130,7 +130,7 @@ TEST_CASE("int4 AWQ: linear weights at 0.5 B per parameter plus an fp16 scale an
   CHECK(ops.layer()[1].flops == doctest::Approx(2.0 * 3072 * 4096).scale(0));  // the GEMM's flops do not change
 }
 
-TEST_CASE("GPTQ int8 weight-only, MXFP4, NVFP4, block fp8: bytes per linear parameter and the compute type") {
+TEST_CASE("GPTQ int8 weight-only, MXFP4, NVFP4, block fp8, compressed-tensors: bytes per linear parameter and the compute type") {
   struct Case { const char* name; const char* config; double bytes_per_param; double compute; };
   for (auto [name, config, per_param, compute] : {
            // int8, symmetric: 1 B + an fp16 scale per 128, no zero points
@@ -140,6 +140,15 @@ TEST_CASE("GPTQ int8 weight-only, MXFP4, NVFP4, block fp8: bytes per linear para
            Case{"mxfp4", "{quant_method: mxfp4}", 0.5 + 1.0 / 32, 2},         // E2M1 + an E8M0 scale per 32
            Case{"nvfp4", "{quant_method: modelopt, quant_algo: NVFP4}", 0.5 + 1.0 / 16, 2},  // E2M1 + an E4M3 scale per 16
            Case{"fp8", "{quant_method: fp8, activation_scheme: dynamic, weight_block_size: [128, 128]}", 1 + 4.0 / (128 * 128), 1},
+           // llm-compressor (compressed-tensors): W8A8 FP8 with a 16-bit scale per output row, 1 B + 2 B / k (4096: 1 + 2 / 4096)
+           Case{"ct_fp8", "{quant_method: compressed-tensors, format: float-quantized, ignore: [lm_head], config_groups: {group_0: "
+                          "{targets: [Linear], weights: {num_bits: 8, type: float, strategy: channel, symmetric: true}, "
+                          "input_activations: {num_bits: 8, type: float, strategy: token, dynamic: true}}}}",
+                1 + 2.0 / 4096, 1},
+           // W4A16 int4 in groups of 128 with a 16-bit scale each: 0.5 + 2 / 128; GEMMs dequantised to 16 bits
+           Case{"ct_w4a16", "{quant_method: compressed-tensors, config_groups: {group_0: {targets: [Linear], weights: "
+                            "{num_bits: 4, type: int, strategy: group, group_size: 128, symmetric: true}}}}",
+                0.5 + 2.0 / 128, 2},
        }) {
     CAPTURE(name);
     const ModelCard m = quantised(name, config);
@@ -168,7 +177,24 @@ TEST_CASE("quantization_config and kv_cache_dtype values tpsim does not know are
   std::ofstream(path) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
                       << "quantization_config: {quant_method: bitsandbytes, load_in_4bit: true}\n";
   CHECK_THROWS_WITH_AS(load_model_card(path.string()),
-                       (path.string() + ":6:37: error: unknown quant_method 'bitsandbytes' (one of awq, gptq, fp8, mxfp4, modelopt)").c_str(),
+                       (path.string() + ":6:37: error: unknown quant_method 'bitsandbytes' (one of awq, gptq, fp8, mxfp4, modelopt, "
+                                        "compressed-tensors)").c_str(),
+                       InputError);
+  // compressed-tensors: several groups of layers with their own schemes (mixed precision), or a width tpsim has no format for;
+  // located at config_groups' '{' (col 72: 71 characters before it on line 6) and at num_bits' value (col 97).
+  const auto mixed = tpsim::test::scratch_dir() / "ct_mixed.yaml";
+  std::ofstream(mixed) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
+                       << "quantization_config: {quant_method: compressed-tensors, config_groups: {a: {weights: {num_bits: 8}}, "
+                          "b: {weights: {num_bits: 4}}}}\n";
+  CHECK_THROWS_WITH_AS(load_model_card(mixed.string()),
+                       (mixed.string() + ":6:72: error: config_groups: 2 groups of layers with their own schemes (mixed precision); "
+                                         "tpsim costs one scheme for every linear layer").c_str(),
+                       InputError);
+  const auto two_bits = tpsim::test::scratch_dir() / "ct_2bit.yaml";
+  std::ofstream(two_bits) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
+                          << "quantization_config: {quant_method: compressed-tensors, config_groups: {a: {weights: {num_bits: 2}}}}\n";
+  CHECK_THROWS_WITH_AS(load_model_card(two_bits.string()),
+                       (two_bits.string() + ":6:97: error: compressed-tensors weights of 2 bits are not a format tpsim knows (4, 8)").c_str(),
                        InputError);
   CHECK_THROWS_WITH_AS(kv_cache_dtype_bytes("fp8e4m3"),
                        "unknown kv_cache_dtype 'fp8e4m3' (one of auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2); did you mean 'fp8_e4m3'?",
