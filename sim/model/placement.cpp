@@ -14,6 +14,10 @@
 namespace tpsim {
 namespace {
 
+// The most layouts the exact search enumerates, and the most distinct groups it costs (a collective plan
+// each, about 2 ms across nodes); beyond, the greedy one places the groups.
+constexpr double MAX_EXACT_LAYOUTS = 20000, MAX_EXACT_GROUPS = 2000;
+
 class Search {
 public:
   // `sizes`: GPUs of each group, largest first.
@@ -38,13 +42,21 @@ public:
     return group_cost_[g] = c;
   }
 
+  // The link resources a group's all-reduce uses, computed once a group (routes are the search's cost).
+  const std::vector<int>& resources(const std::vector<int>& g) {
+    auto it = resources_.find(g);
+    if (it != resources_.end()) return it->second;
+    std::vector<int> r;
+    for (const auto& l : cm_.links_used(g)) r.push_back(cm_.resource_of(l));
+    return resources_[g] = std::move(r);
+  }
+
   // Extra time when a group's links are already used by placed groups: their bus bytes on the shared link.
-  double sharing_cost(const std::vector<int>& g) const {
+  double sharing_cost(const std::vector<int>& g) {
     if (g.size() < 2) return 0;
     double c = 0;
     const double bytes = prefill_ * bus_factor(CollectiveOp::all_reduce, int(g.size()));
-    for (const auto& l : cm_.links_used(g)) {
-      const int r = cm_.resource_of(l);
+    for (int r : resources(g)) {
       auto u = use_.find(r);
       if (u != use_.end() && u->second > 0) c += bytes / capacity_[r];
     }
@@ -53,7 +65,7 @@ public:
 
   void use(const std::vector<int>& g, int delta) {
     if (g.size() < 2) return;
-    for (const auto& l : cm_.links_used(g)) use_[cm_.resource_of(l)] += delta;
+    for (int r : resources(g)) use_[r] += delta;
   }
 
   // Branch and bound keeping the best two layouts.
@@ -133,12 +145,33 @@ public:
     return p;
   }
 
+  // The layouts the exact search may visit: which `needed_` of the n GPUs, then their partition into
+  // the groups, n! / ((n - needed)! prod size! prod multiplicity!).
+  double layouts() const {
+    const int n = int(gpus_.size());
+    double log_count = std::lgamma(n + 1.0) - std::lgamma(n - needed_ + 1.0);
+    for (int size : sizes_) log_count -= std::lgamma(size + 1.0);
+    for (const auto& [size, count] : left_) log_count -= std::lgamma(count + 1.0);
+    return std::exp(log_count);
+  }
+
+  // The distinct groups it may cost (each a collective plan): C(n, size) for each size.
+  double groups() const {
+    const int n = int(gpus_.size());
+    double count = 0;
+    for (const auto& [size, left] : left_)
+      count += std::exp(std::lgamma(n + 1.0) - std::lgamma(size + 1.0) - std::lgamma(n - size + 1.0));
+    return count;
+  }
+
   Placement run() {
     const int n = int(gpus_.size());
     if (needed_ > n)
       throw ValueError(fmt::format("layout: auto needs {} GPUs; {} has {}", needed_, cm_.topology().platform().file, n));
-    // Exact while the groups are small (or one group takes every GPU: a single layout).
-    if (n <= 16 && (sizes_.front() <= 4 || sizes_.front() == n)) {
+    // Exact while the layouts and the groups to cost are few (2 nodes' 16 GPUs into groups of 4: 2.6 million layouts, and
+    // into two of 8, 12,870 groups: each ran for minutes; 8 GPUs into pairs: 105 layouts of 28 groups); or one group
+    // takes every GPU: a single layout.
+    if ((layouts() <= MAX_EXACT_LAYOUTS && groups() <= MAX_EXACT_GROUPS) || sizes_.front() == n) {
       std::vector<bool> taken(gpus_.size(), false);
       std::vector<std::vector<int>> groups;
       best_.cost_s = second_.cost_s = std::numeric_limits<double>::infinity();
@@ -160,6 +193,7 @@ private:
   std::vector<double> capacity_;
   std::vector<int> gpus_;
   std::map<std::vector<int>, double> group_cost_;
+  std::map<std::vector<int>, std::vector<int>> resources_;
   std::map<int, int> use_;
   Placement best_, second_;
 };
@@ -187,7 +221,10 @@ Placement place_groups(const CollectiveModel& cm, std::vector<int> sizes, double
   Search search(cm, sizes, prefill_bytes, decode_bytes);
   Placement p = search.run();
   p.reason = fmt::format("{} search placed {}: one {} prefill and one {} decode all-reduce in every group take {} in all",
-                         p.exact ? "exact" : "greedy (heuristic: more than 16 GPUs or groups above 4)", describe(cm, p.layout),
+                         p.exact ? "exact"
+                                 : fmt::format("greedy (heuristic: more than {:.0f} layouts or {:.0f} groups to try)", MAX_EXACT_LAYOUTS,
+                                               MAX_EXACT_GROUPS),
+                         describe(cm, p.layout),
                          format_size(prefill_bytes), format_size(decode_bytes), format_time(p.cost_s));
   const Placement& alt = search.runner_up();
   if (p.exact && !alt.layout.empty() && std::isfinite(alt.cost_s))

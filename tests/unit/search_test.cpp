@@ -82,3 +82,23 @@ TEST_CASE("a mixed split's TP=2 group lands on an NVLink pair of the design exer
   REQUIRE(pair != p.layout.end());
   CHECK((*pair == std::vector<int>{0, 1} || *pair == std::vector<int>{2, 3}));
 }
+
+TEST_CASE("placement is exact while its layouts and groups are few, greedy beyond (two DGX H100 nodes)") {
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml");
+  Topology topo(platform, {}, "");
+  CollectiveModel cm(topo, {}, nullptr);
+  const double prefill = 2048 * 8192 * 2.0, decode = 8192 * 2.0;
+  // Four groups of 4 of 16 GPUs: 16! / (4!^4 4!) = 2,627,625 layouts, which the exact search took minutes over; two groups of
+  // 8: 6,435 layouts but C(16, 8) = 12,870 groups to cost. Both greedy, and said; no group crosses the nodes.
+  for (const std::vector<int>& sizes : {std::vector<int>{4, 4, 4, 4}, std::vector<int>{8, 8}}) {
+    const Placement p = place_groups(cm, sizes, prefill, decode);
+    CHECK_FALSE(p.exact);
+    CHECK(p.reason.rfind("greedy (heuristic: more than 20000 layouts or 2000 groups to try) search placed ", 0) == 0);
+    REQUIRE(p.layout.size() == sizes.size());
+    for (const auto& g : p.layout) CHECK(g.back() - g.front() < 8);
+  }
+  // Two groups of 2 on 16 GPUs: 16! / (12! 2!^2 2!) = 10,920 layouts of C(16, 2) = 120 groups: exact, each an NVSwitch pair.
+  const Placement pairs = place_groups(cm, {2, 2}, prefill, decode);
+  CHECK(pairs.exact);
+  for (const auto& g : pairs.layout) CHECK(g.back() - g.front() < 8);
+}
