@@ -52,6 +52,24 @@ std::string describe_kv_transfer(const ConfigResult& c) {
   return s;
 }
 
+// Under an open workload that every configuration that fits keeps up with, a throughput objective
+// compares the offered load with itself: said, with what would compare capacity.
+std::string load_bound_throughput(const ScenarioResult& r) {
+  if (r.objective != "throughput") return "";
+  int fitting = 0;
+  double rate = 0;
+  for (const auto& c : r.configs) {
+    if (!c.memory.fits) continue;
+    if (!(c.offered_rate_req_s > 0) || c.saturated) return "";
+    ++fitting, rate = c.offered_rate_req_s;
+  }
+  if (fitting < 2) return "";
+  return fmt::format(". Every configuration that fits keeps up with the offered {:.2f} requests/s, so each serves the load: their "
+                     "throughputs differ by how fast they drain the last requests, not by capacity (a higher rate, or a closed "
+                     "batch, compares capacity)",
+                     rate);
+}
+
 }  // namespace
 
 void explain(ScenarioResult& r) {
@@ -97,6 +115,7 @@ void explain(ScenarioResult& r) {
   if (per_gpu != win && r.objective != "throughput")
     r.reason += fmt::format(". On output tokens per second per GPU, {} leads ({:.1f} vs {:.1f})", per_gpu->name,
                             per_gpu->throughput_tok_s_per_gpu, win->throughput_tok_s_per_gpu);
+  r.reason += load_bound_throughput(r);
   if (!r.confidence.empty()) r.reason += fmt::format(". Confidence: {} ({})", r.confidence, r.confidence_why);
   for (const auto& c : r.configs) {
     r.derivation.push_back(fmt::format("{} (TP={}, {} replica(s), {}): prefill of {} x {} tokens: {}", c.name, c.tp, c.layout.size(),

@@ -142,6 +142,26 @@ TEST_CASE("KV-cache pressure: one GPU per replica preempts, TP=2 with twice the 
   CHECK(r.reason.find("preempted") != std::string::npos);
 }
 
+TEST_CASE("a throughput objective under a load every configuration keeps up with says it compares the load, not capacity") {
+  Scenario s = load_scenario(ROOT + "/tests/data/moderate_load.yaml");  // Poisson at 2 req/s, well below capacity
+  s.objective = Objective::throughput;
+  ConfigSpec singles = s.configs.at(0);
+  singles.name = "4xTP=1", singles.tp = 1, singles.layout = {{0}, {1}, {2}, {3}};
+  s.configs.push_back(singles);
+  ScenarioResult r = run_scenario(s, {});
+  explain(r);
+  REQUIRE(r.configs.size() == 2);
+  for (const auto& c : r.configs) CHECK_FALSE(c.saturated);
+  CHECK(r.reason.find(". Every configuration that fits keeps up with the offered ") != std::string::npos);
+  CHECK(r.reason.find(" requests/s, so each serves the load: their throughputs differ by how fast they drain the last requests, "
+                      "not by capacity (a higher rate, or a closed batch, compares capacity)") != std::string::npos);
+  // A closed batch measures capacity: nothing to say.
+  ScenarioResult closed = run_scenario(load_scenario(ROOT + "/tests/data/closed_batch.yaml"), {});
+  closed.objective = "throughput";
+  explain(closed);
+  CHECK(closed.reason.find("keeps up with the offered") == std::string::npos);
+}
+
 TEST_CASE("chunked prefill keeps decodes flowing: lower TPOT p99 than prefill-first under load") {
   Scenario s = load_scenario(ROOT + "/tests/data/moderate_load.yaml");
   s.workload.prompt = {LengthDist::fixed, 6144};
