@@ -323,7 +323,7 @@ std::vector<Change> probe_numeric(const Scenario& s, const Inputs& in, const Pro
     try {
       const SearchResult r = find_change({pr.base, *limit, pr.snap}, winner, [&](double v) {
         std::vector<ConfigResult> at = evaluate_at(s, in, pr.parameter, v, budget);
-        return winner_of(at, s.objective);
+        return probe_winner(s, at);
       });
       c.evaluations = r.evaluations;
       if (r.threshold) {
@@ -372,7 +372,7 @@ std::vector<Change> probe_p2p(const Scenario& s, const Inputs& in, const std::st
       budget.check();
       const auto at = evaluate(point, in, winner);
       budget.spend(at);
-      const std::string w = winner_of(at, s.objective);
+      const std::string w = probe_winner(s, at);
       if (w != winner) c.to = w, c.why = describe(at, winner, w, objective_name(s.objective));
       else if (const ConfigResult* t = find(at, w)) c.why = fmt::format("no change, the same winner ({})", objective_metric(*t, objective_name(s.objective)));
     } catch (const InputError& e) {
@@ -408,8 +408,8 @@ Probe user_probe(const ProbeSpec& ps, const Scenario& s, const Inputs& in) {
 constexpr std::size_t CONTENDERS = 4;
 
 // The configurations a probe re-runs: all of them, or for a search with more than CONTENDERS
-// that fit, the CONTENDERS best of its ranking that fit and every one that does not; `scope`
-// says so. The base results are restricted alike.
+// that fit, the CONTENDERS best of its ranking that fit (the recommendation one of them) and every
+// one that does not; `scope` says so. The base results are restricted alike.
 std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const ScenarioResult& base, std::string& scope) {
   if (!base.search) return {s, base};
   std::vector<std::size_t> fit, rest;
@@ -417,7 +417,15 @@ std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const Scenario
   if (fit.size() <= CONTENDERS) return {s, base};
   std::vector<std::string> kept, dropped;
   std::set<std::string> keep;
-  for (std::size_t k = 0; k < fit.size(); ++k) (k < CONTENDERS ? kept : dropped).push_back(base.configs[fit[k]].name);
+  // The recommendation is always among them (a fewest-GPUs winner can rank behind the objective's best):
+  // a probe that left it out would report the flip to another split at any change.
+  const std::string& winner = base.recommendation;
+  const bool winner_behind = std::none_of(fit.begin(), fit.begin() + CONTENDERS, [&](std::size_t i) { return base.configs[i].name == winner; });
+  for (std::size_t k = 0; k < fit.size(); ++k) {
+    const std::string& name = base.configs[fit[k]].name;
+    const bool take = name == winner || (k < CONTENDERS - (winner_behind && !winner.empty() ? 1 : 0));
+    (take ? kept : dropped).push_back(name);
+  }
   keep.insert(kept.begin(), kept.end());
   for (std::size_t i : rest) keep.insert(base.configs[i].name);
   Scenario narrowed = s;
@@ -474,6 +482,17 @@ std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in
     out.insert(out.end(), c.begin(), c.end());
   }
   return out;
+}
+
+std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at) {
+  if (!s.search || !s.search->fewest_gpus) return winner_of(at, s.objective);
+  const ConfigResult* best = nullptr;
+  for (const auto& c : at) {
+    if (!c.memory.fits || !within_slo(c, s.slo)) continue;
+    if (!best || gpus_of(c) < gpus_of(*best) || (gpus_of(c) == gpus_of(*best) && score(c, s.objective) < score(*best, s.objective)))
+      best = &c;
+  }
+  return best ? best->name : winner_of(at, s.objective);
 }
 
 }  // namespace tpsim

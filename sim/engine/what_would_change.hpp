@@ -27,4 +27,9 @@ void check_what_would_change(const Scenario& s, const Inputs& in);
 std::vector<Change> what_would_change(const Scenario& s, const Inputs& in, const ScenarioResult& base, const RunOptions& opt,
                                       std::string& scope);
 
+// The winner at a probe by the rule the base run chose by: a search for the fewest GPUs takes, among
+// the configurations that fit and meet the SLOs, the fewest GPUs (the objective's best among them);
+// otherwise the objective's best (winner_of).
+std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at);
+
 }  // namespace tpsim

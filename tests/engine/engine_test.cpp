@@ -9,6 +9,7 @@
 #include "config/scenario.hpp"
 #include "engine/runner_parts.hpp"
 #include "engine/scenario_runner.hpp"
+#include "engine/what_would_change.hpp"
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
 #include "model/trace.hpp"
@@ -285,4 +286,23 @@ TEST_CASE("a closed batch's activations are those of the largest forward pass th
   CHECK(memory_fit(m, tp1, a100_40, s).activations_B == doctest::Approx(16384.0 * 114688 + 2.0 * 128256 * 4).scale(0).epsilon(1e-12));
   s.scheduler.chunked_prefill = true;
   CHECK(memory_fit(m, tp1, a100_40, s).activations_B == doctest::Approx(8192.0 * 114688 + 2.0 * 128256 * 4).scale(0).epsilon(1e-12));
+}
+
+TEST_CASE("a probe's winner follows the base run's rule: the fewest GPUs within the SLOs, where the search asks for it") {
+  // Three splits at a probe's point: 8 GPUs with the best goodput, 3 GPUs within the SLOs, 2 GPUs missing them.
+  const auto split = [](const std::string& name, int gpus, double ttft_p99_s, double goodput) {
+    ConfigResult c;
+    c.name = name, c.requests_completed = 1;
+    c.layout.assign(std::size_t(gpus), {0});
+    c.ttft_s.p99 = ttft_p99_s, c.slo_attainment = ttft_p99_s <= 1.0 ? 1.0 : 0.5, c.goodput_req_s = goodput;
+    return c;
+  };
+  const std::vector<ConfigResult> at{split("8 GPUs", 8, 0.2, 5.4), split("3 GPUs", 3, 0.8, 4.9), split("2 GPUs", 2, 3.0, 3.1)};
+  Scenario s;
+  s.objective = Objective::slo;
+  s.slo.ttft_p99_s = 1.0;
+  CHECK(probe_winner(s, at) == "8 GPUs");  // the objective alone: attainment, then goodput
+  s.search = SearchSpec{};
+  s.search->fewest_gpus = true;
+  CHECK(probe_winner(s, at) == "3 GPUs");  // before, probes took the objective's best: every change "flipped" the winner
 }
