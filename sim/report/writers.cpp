@@ -120,6 +120,24 @@ std::string tp_text(const ConfigResult& c) {
   return c.disaggregation ? fmt::format("{}/{}", c.disaggregation->prefill_tp, c.disaggregation->decode_tp) : std::to_string(c.tp);
 }
 
+// Where a sweep point's winner is only the best of the bad: saturated, or (with SLOs) past the highest
+// value at which it meets them.
+std::string sweep_winner_state(const ScenarioResult& r, const SweepPoint& p) {
+  const auto c = std::find_if(p.configs.begin(), p.configs.end(), [&](const ConfigResult& x) { return x.name == p.winner; });
+  if (c == p.configs.end()) return "";
+  const auto meets = [&](const std::string& name) {  // meets the SLOs at this value (its highest within them is not below it)
+    const auto h = std::find_if(r.highest_within_slo.begin(), r.highest_within_slo.end(), [&](const auto& x) { return x.first == name; });
+    return h == r.highest_within_slo.end() || (h->second && *h->second >= p.value);
+  };
+  if (c->saturated) {
+    const bool any = std::any_of(p.configs.begin(), p.configs.end(), [](const ConfigResult& x) { return x.memory.fits && !x.saturated; });
+    return any ? " (saturated)" : " (saturated: no split keeps up here)";
+  }
+  if (meets(p.winner)) return "";
+  const bool any = std::any_of(p.configs.begin(), p.configs.end(), [&](const ConfigResult& x) { return x.memory.fits && meets(x.name); });
+  return any ? " (misses the SLOs)" : " (misses the SLOs: no split meets them here)";
+}
+
 }  // namespace
 
 std::string render_table(const ScenarioResult& r) {
@@ -155,7 +173,7 @@ std::string render_table(const ScenarioResult& r) {
   }
   if (r.sweep_parameter) {
     out += fmt::format("\nsweep of {} ({}):\n", *r.sweep_parameter, r.sweep_unit);
-    for (const auto& p : r.sweep_points) out += fmt::format("  {:>12.6g}  winner {}\n", p.value, p.winner.empty() ? "none" : p.winner);
+    for (const auto& p : r.sweep_points) out += fmt::format("  {:>12.6g}  winner {}{}\n", p.value, p.winner.empty() ? "none" : p.winner, sweep_winner_state(r, p));
     for (const auto& x : r.crossovers) out += fmt::format("  crossover at {:.6g} {}: {} -> {}\n", x.value, r.sweep_unit, x.from, x.to);
     for (const auto& [name, v] : r.highest_within_slo)
       out += fmt::format("  {}: highest value within the SLOs: {}\n", name, v ? fmt::format("{:.6g} {}", *v, r.sweep_unit) : "none swept");
