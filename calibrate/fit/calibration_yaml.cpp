@@ -63,7 +63,7 @@ std::string envelope_block(const CollectiveFit& c) {
   if (!c.nccl_version.empty()) out += fmt::format("    nccl_version: {}\n", scalar(c.nccl_version));
   if (!c.datatype.empty() && c.datatype != "float")
     out += fmt::format("    datatype: {}{}\n", scalar(c.datatype),
-                       reduces(c.op) && !reduced_at_link_pace(c.datatype)
+                       reduces_below_link_pace(c.op, c.datatype)
                            ? "   # NCCL reduces it slower than float, half and bfloat16: runs carry its pace to every type"
                            : "");
   out += fmt::format("    gpus_per_thread: {}   # {}\n", c.gpus_per_thread,

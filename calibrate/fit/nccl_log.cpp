@@ -574,9 +574,8 @@ std::string bw_before_2020_note(const NcclLog& log) {
 // half, bfloat16 and float, where the links bind; 453-456 in int32 and uint32, 464-467 in double, 436-437
 // in int64 and uint64, 389-390 in int8 and uint8, 361-364 in f8e4m3 and f8e5m2: NCCL's arithmetic binds.
 std::optional<std::string> datatype_note(const NcclLog& log) {
-  if (log.rows.empty() || !reduces(log.op)) return std::nullopt;
+  if (log.rows.empty() || !reduces_below_link_pace(log.op, log.rows.front().type)) return std::nullopt;
   const std::string& type = log.rows.front().type;
-  if (reduced_at_link_pace(type)) return std::nullopt;
   return fmt::format("the log reduces {}: tpsim prices the bytes moved at the pace of float, half and bfloat16, not NCCL's "
                      "arithmetic on other types; a published 2x8 H200 sweep of every datatype (tests/data/measured/log_formats/"
                      "2x8-h200-roce-datatype-all.log) reached 482-487 GB/s of bus bandwidth in those, 436-467 in 32- and 64-bit "

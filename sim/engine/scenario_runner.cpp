@@ -235,10 +235,9 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   // A closed batch is measured at once (a static batch, as vLLM's benchmark_latency runs one): the scheduler's
   // cap rises to it, and the run says so where that overrides a smaller max_num_seqs.
   if (s.workload.arrivals == ArrivalKind::closed && s.workload.batch > spec.scheduler.max_num_seqs) {
-    r.notes.push_back(fmt::format("the closed batch of {} sequences runs at once: max_num_seqs {} raised to {} (an engine capped at "
-                                  "{} would run {} at a time and queue the rest; use arrivals with a rate for that)",
-                                  s.workload.batch, spec.scheduler.max_num_seqs, s.workload.batch, spec.scheduler.max_num_seqs,
-                                  spec.scheduler.max_num_seqs));
+    r.notes.push_back(fmt::format("the closed batch of {0} sequences runs at once: max_num_seqs {1} raised to {0} (an engine capped at "
+                                  "{1} would run {1} at a time and queue the rest; use arrivals with a rate for that)",
+                                  s.workload.batch, spec.scheduler.max_num_seqs));
     spec.scheduler.max_num_seqs = s.workload.batch;
   }
   r.scheduler = spec.scheduler;

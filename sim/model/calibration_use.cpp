@@ -156,7 +156,7 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const ProtocolFit& f = *e.protocols[static_cast<int>(p)];
   const std::string line = fmt::format("{} {} line of {} ({} ranks, {}{})", algorithm_name(f.algorithm), protocol_name(p),
                                        e.source, e.nranks, e.gpu.empty() ? "GPU not recorded" : e.gpu,
-                                       reduces(e.op) && !reduced_at_link_pace(e.datatype) ? ", reducing " + e.datatype : "");
+                                       reduces_below_link_pace(e.op, e.datatype) ? ", reducing " + e.datatype : "");
   const bool inside = within_envelope(e, t) && e.op == op;
   const double fitted_latency = std::max(0.0, f.latency_s - serial_launch_s(e.gpus_per_thread, e.nccl_version));
   // A network's achieved share of its NICs is the fabric's (RoCE or InfiniBand, GPUDirect or not,

@@ -110,6 +110,13 @@ std::vector<Replica> replicas_of(const ConfigResult& c) {
   return out;
 }
 
+// `text` as one shell word in single quotes (each ' written '\'').
+std::string single_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // Why the serve script cannot start this configuration as simulated, or "" when it can: what an engine
 // or these one-host scripts do not express (a script that served something else would be measured as it).
 std::string cannot_serve(const ConfigResult& c, const std::string& engine, const std::map<int, int>& node_of_gpu) {
@@ -139,10 +146,7 @@ std::string serve_script(const Scenario& s, const ModelCard& m, const ConfigResu
   const SchedulerSpec& sch = c.scheduler;
   const std::vector<Replica> replicas = replicas_of(c);
   std::string out = header(s, c, "Serve");
-  if (std::string why = cannot_serve(c, engine, node_of_gpu); !why.empty()) {
-    for (std::size_t at = why.find('\''); at != std::string::npos; at = why.find('\'', at + 4)) why.replace(at, 1, "'\\''");
-    return out + fmt::format("echo '{}' >&2\nexit 1\n", why);
-  }
+  if (const std::string why = cannot_serve(c, engine, node_of_gpu); !why.empty()) return out + "echo " + single_quoted(why) + " >&2\nexit 1\n";
   out += "# GPU indices are physical, as nvidia-smi numbers them (CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA agree).\n"
          "# A container renumbers its GPUs from 0: start it with the physical ones (docker run --gpus '\"device=0,1\"')\n"
          "# and set CUDA_VISIBLE_DEVICES=0,1 inside it.\n";

@@ -32,6 +32,8 @@ std::optional<int> nccl_type_bytes(std::string_view type);
 const std::vector<std::string>& nccl_type_names();
 // The datatypes NCCL reduces at its links' pace (float, half, bfloat16): the pace tpsim models.
 bool reduced_at_link_pace(std::string_view type);
+// An op that reduces (reduces) in a datatype NCCL reduces slower than that pace: what a run must say.
+inline bool reduces_below_link_pace(CollectiveOp op, std::string_view type) { return reduces(op) && !reduced_at_link_pace(type); }
 // The largest relative error (fitted / measured - 1) a fit may report and a calibration file may
 // carry: beyond it the line does not describe the log.
 constexpr double MAX_FIT_RELATIVE_ERROR = 100;
