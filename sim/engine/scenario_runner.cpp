@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -257,6 +258,23 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   return r;
 }
 
+namespace {
+
+// A closed batch is per replica: a split into R replicas starts R x batch sequences together. Said
+// once per run where some configuration has several replicas, so a table that compares TP=8 with
+// 2xTP=4 is not read as serving the same sequences.
+std::optional<std::string> closed_batch_grounding(const Scenario& s) {
+  if (s.workload.arrivals != ArrivalKind::closed) return std::nullopt;
+  std::vector<std::string> several;
+  for (const auto& c : s.configs)
+    if (c.layout.size() > 1) several.push_back(fmt::format("{} serves {}", c.name, c.layout.size() * std::size_t(s.workload.batch)));
+  if (several.empty()) return std::nullopt;
+  return fmt::format("workload: a closed batch of {} sequence{} per replica, started together ({})", s.workload.batch,
+                     s.workload.batch == 1 ? "" : "s", fmt::join(several, ", "));
+}
+
+}  // namespace
+
 // Lower is better.
 double score(const ConfigResult& r, Objective o) { return objective_score(r, o); }
 
@@ -432,6 +450,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
   res.model_shape = {in.model.hidden_size, in.model.num_layers, 2.0, in.model.weight_bytes(), in.model.parallel_block ? 1 : 2,
                      gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes()).hbm_Bps};
   attach_intervals(res, in.calibration.get(), s.collectives.host_copy_Bps || s.collectives.socket_copy_Bps);
+  if (auto per_replica = closed_batch_grounding(s)) res.grounding.push_back(*per_replica);
   res.what_would_change = what_would_change(s, in, res, opt, res.what_would_change_scope);
   return res;
 }

@@ -207,6 +207,22 @@ TEST_CASE("a closed batch above max_num_seqs runs at once, and the run says it r
   CHECK(std::none_of(plain.notes.begin(), plain.notes.end(), [](const std::string& n) { return n.find("closed batch") != std::string::npos; }));
 }
 
+TEST_CASE("a closed batch is per replica, and a run with several replicas says what each configuration serves") {
+  Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");
+  const auto said = [](const ScenarioResult& r) {
+    return std::count_if(r.grounding.begin(), r.grounding.end(), [](const std::string& g) { return g.rfind("workload: ", 0) == 0; });
+  };
+  // One replica: the batch is the configuration's, nothing to say.
+  CHECK(said(run_scenario(s, {})) == 0);
+  ConfigSpec pair = s.configs.front();
+  pair.name = "2xTP=1", pair.tp = 1, pair.layout = {{0}, {1}};
+  s.configs.push_back(pair);
+  const ScenarioResult r = run_scenario(s, {});
+  // 2 replicas x B = 4 sequences each: 8 requests run, as the line says.
+  CHECK(r.configs.back().requests_completed == 8);
+  CHECK(std::count(r.grounding.begin(), r.grounding.end(), "workload: a closed batch of 4 sequences per replica, started together (2xTP=1 serves 8)") == 1);
+}
+
 TEST_CASE("expert parallelism with attention DP: memory and steps at its attention TP, each GPU holding its own sequences' KV") {
   const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
   const ModelCard m = load_model_card(ROOT + "/workloads/models/qwen3-30b-a3b.yaml");
