@@ -207,7 +207,6 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
                                              algorithm_name(f.algorithm))};
   LineCosts c = fallback;
-  c.calibrated = true;
   const double default_on_fitted = default_latency_s(p, f.algorithm, op, fitted_path(e, t));
   const double ratio = fitted_latency / default_on_fitted;
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
@@ -220,8 +219,19 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // held-out -g 8 DGX H100 sweep with the one-process DGX H100 fit: 2.5% -> 7.4%) keeps the defaults for them.
   const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
   const bool carry_latency = (f.latency_measured || faithful) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) && same_fabric(e, t);
-  if (carry_latency) c.latency_s = ratio * (fallback.latency_s - latency_steps(a, op, t.nranks) * t.wire_latency_s) +
-                                   latency_steps(a, op, t.nranks) * t.wire_latency_s;
+  // The fitted latency is a straight line's intercept, compared with NCCL's latency alone. On the box
+  // it measured, run as the log ran, the line replays as fitted: the default's terms that grow with
+  // the size (a Simple tree's chunks stored and forwarded, LL's step synchronisation) are in its slope
+  // and intercept already (a 2-node GH200 fit's tree/Simple line, 80.6 us flat, replayed 133-186 us at
+  // 1-2 MiB when they were scaled with it). Elsewhere they scale with it: the target's own terms,
+  // which the fitted box's range of sizes need not have shown (a DGX H100 fit's LL line, measured at
+  // 8 B-2 KiB, below LL's synchronisation).
+  if (carry_latency) {
+    const double wire_s = latency_steps(a, op, t.nranks) * t.wire_latency_s;
+    const double size_terms_s = faithful ? fallback.tree_fill_s + fallback.ll_sync_s : 0.0;
+    c.latency_s = ratio * (fallback.latency_s - size_terms_s - wire_s) + wire_s;
+    if (faithful) c.tree_fill_s = 0, c.ll_sync_s = 0;
+  }
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte
   // moved, and its ports' S (1 + 1/N) from the fitted GPUs of a node to the target's (nvls_ranks_factor).
   const double nvls_scale = is_nvls(a) ? bus_factor(op, t.nranks) / bus_factor(op, e.nranks) *
@@ -257,6 +267,11 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
                                                                     nodes_scale, algorithm_name(a), t.nodes, e.nodes)
                                                       : ""),
                        c.bus_bw_Bps);
+  // A line that carried nothing (a protocol the log did not run, copied with fitted: false) is the
+  // default's: it keeps NCCL's rules for that protocol (LL128 only on NVLink paths), not a calibration's
+  // licence to run where NCCL would not (a 4x A100 PCIe fit's LL128 copy ran 256-512 KiB over SYS).
+  c.calibrated = carry_latency || carry_bandwidth || !staged_how.empty();
+  if (!c.calibrated) return {c, "default", line + ": " + how};
   return {c, inside ? "applied" : "extrapolated", line + ": " + how};
 }
 

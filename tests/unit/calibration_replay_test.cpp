@@ -1,0 +1,95 @@
+// A calibration replayed on the box it measured gives the line `tpsim fit` fitted and reported, and
+// a protocol the log did not run keeps NCCL's rules for it. No engine.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "config/calibration.hpp"
+#include "config/gpu_catalog.hpp"
+#include "config/platform_file.hpp"
+#include "model/collective_model.hpp"
+
+using namespace tpsim;
+
+namespace {
+
+const std::string ROOT = TPSIM_SOURCE_DIR;
+
+std::vector<int> first_gpus(int n) {
+  std::vector<int> g(std::size_t(n), 0);
+  for (int i = 0; i < n; ++i) g[std::size_t(i)] = i;
+  return g;
+}
+
+// An all_reduce entry fitted on `g` (its ranks, nodes, GPU, wire rate, path class, fabric), one
+// process per GPU, with `p`'s line: latency L, bus bandwidth `fraction` of the wire, fitted.
+CollectiveCalibration entry_of(const GroupSummary& g, Protocol p, Algorithm a, double latency_s, double fraction) {
+  CollectiveCalibration c;
+  c.source = "own.log";
+  c.op = CollectiveOp::all_reduce;
+  c.path_class = path_class_name(g.worst_class);
+  c.nranks = g.nranks;
+  c.nodes = g.nodes;
+  c.gpu = g.gpu_model;
+  c.gpu_spec = find_gpu_any_name(c.gpu);
+  c.gpus_per_thread = 1;
+  c.wire_Bps = g.raw_Bps;
+  c.nvlink_fabric = g.nvlink_fabric;
+  if (g.nodes > 1) c.net_transport = "rdma";
+  ProtocolFit f{latency_s, fraction * g.raw_Bps, true};
+  f.wire_fraction = fraction;
+  f.algorithm = a;
+  c.protocols[static_cast<int>(p)] = f;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("on the box it measured, a tree/Simple line replays as fitted: the default's tree fill is in its line already") {
+  // 2 DGX H100 over InfiniBand, 16 ranks, NCCL_ALGO=Tree NCCL_PROTO=Simple. At S = 2 MiB the default
+  // tree stores and forwards its chunks hop by hop (tree_fill_s > 0); the fitted line, L = 100 us and
+  // 0.5 of the wire, was a straight line over the sizes the log ran, so the replay is
+  // L + S x 2 (N-1)/N / (0.5 W), not L times the default's ratio of a latency that grows with S.
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  const std::vector<int> gpus = first_gpus(16);
+  CollectiveSpec tree_simple;
+  tree_simple.algorithm = "tree";
+  tree_simple.protocol = "Simple";
+  const double S = 2.0 * 1024 * 1024;
+  CollectiveModel defaults(topo, tree_simple, nullptr);
+  const GroupSummary g = defaults.summary(CollectiveOp::all_reduce, gpus);
+  REQUIRE(defaults.plan(CollectiveOp::all_reduce, S, gpus).tree_fill_s > 10e-6);
+  Calibration cal;
+  cal.collectives.push_back(entry_of(g, Protocol::Simple, Algorithm::tree, 100e-6, 0.5));
+  CollectiveModel own(topo, tree_simple, &cal);
+  const CollectivePlan& p = own.plan(CollectiveOp::all_reduce, S, gpus);
+  CHECK(p.calibrated);
+  CHECK(p.latency_s == doctest::Approx(100e-6).scale(0));
+  CHECK(p.latency_s + S * 2 * 15 / 16 / p.bus_bw_Bps == doctest::Approx(100e-6 + S * 2 * 15 / 16 / (0.5 * g.raw_Bps)).scale(0));
+}
+
+TEST_CASE("a protocol the log did not run (copied with fitted: false) keeps NCCL's rules: no LL128 over PCIe") {
+  // tuning.cc enables LL128 only where the graph within a node is NVLink (typeIntra <= NVB). A fit of
+  // a PCIe box records its Simple line and a copy of it for LL128, fitted: false; at 256 KiB the
+  // default LL128 line would beat both LL and Simple there, but NCCL never runs it, nor does the model.
+  Topology topo(load_platform_file(ROOT + "/platforms/2gpu_pcie.xml"), {}, "");
+  const std::vector<int> gpus = first_gpus(2);
+  CollectiveModel defaults(topo, {}, nullptr);
+  const GroupSummary g = defaults.summary(CollectiveOp::all_reduce, gpus);
+  REQUIRE_FALSE(g.ll128_enabled);
+  CollectiveCalibration c = entry_of(g, Protocol::Simple, Algorithm::ring, 30e-6, 0.8);
+  ProtocolFit copy = *c.protocols[static_cast<int>(Protocol::Simple)];
+  copy.fitted = copy.latency_measured = copy.bandwidth_measured = false;  // as the file reads `fitted: false`
+  c.protocols[static_cast<int>(Protocol::LL128)] = copy;
+  Calibration cal;
+  cal.collectives.push_back(c);
+  CollectiveModel own(topo, {}, &cal);
+  for (double S : {64.0 * 1024, 256.0 * 1024, 1024.0 * 1024}) {
+    CAPTURE(S);
+    CHECK(own.plan(CollectiveOp::all_reduce, S, gpus).protocol != Protocol::LL128);
+  }
+  bool said = false;
+  for (const auto& n : own.calibration_notes()) said |= n.rfind("default: ring LL128 line of own.log", 0) == 0;
+  CHECK(said);
+}
