@@ -100,6 +100,15 @@ std::vector<std::string> import_notes(const TopoMatrix& m, const std::string& gp
   return notes;
 }
 
+// Whether some GPU pair's path goes beyond a PCIe switch (PHB, NODE or SYS): where NCCL's default
+// P2P level depends on the CPU vendor.
+bool beyond_pxb(const TopoMatrix& m) {
+  for (int a = 0; a < m.gpu_count; ++a)
+    for (int b = a + 1; b < m.gpu_count; ++b)
+      if (const PathCode c = m.path(a, b).code; c == PathCode::PHB || c == PathCode::NODE || c == PathCode::SYS) return true;
+  return false;
+}
+
 }  // namespace
 
 int topo_command(int argc, char** argv) {
@@ -131,6 +140,9 @@ int topo_command(int argc, char** argv) {
       throw InputError({}, fmt::format("--p2p: expected yes or no, not '{}'", p2p));
     if (!p2p.empty()) spec.p2p = p2p == "yes", spec.p2p_given = true;
     for (const std::string& note : import_notes(m, spec.gpu_model)) std::cerr << note << "\n";
+    if (cpu.empty() && beyond_pxb(m))
+      std::cerr << input << ": note: CPU vendor not given (--cpu): NCCL's default P2P level taken as PXB, as on Intel, so GPU pairs "
+                           "beyond it (PHB, NODE, SYS) are host-staged; on AMD hosts NCCL runs P2P across them\n";
     write_file_atomically(output, platform_xml(m, spec, cpu));
     std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);
     return 0;

@@ -339,6 +339,16 @@ const std::vector<GpuSpec>& gpu_catalog() {
     derive("RTXPRO6000-WS-96GB", "RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", 0,
            "derived: the Workstation Edition's peaks (no Server Edition datasheet found) with 85% memory and 70% "
            "matmul efficiency (as the RTX5090 row)");
+    // RTX PRO 6000 Blackwell Max-Q Workstation Edition: the same GB202 (188 SMs) and memory (96 GB GDDR7, 1792 GB/s:
+    // "the memory configuration is the same for the three variants", as above) at 300 W against 600: boost clock
+    // 2288 MHz and 110.1 TFLOPS FP32 against the Workstation Edition's 125 (technical.city's RTX PRO 6000 Blackwell
+    // Max-Q page; blog.us.fixstars.com "What Kind of GPU is the NVIDIA RTX PRO 6000 Blackwell Max-Q?", 300 W).
+    // Its tensor peaks are the Workstation Edition's x 110.1 / 125 (derived: the same SMs at the lower clock).
+    derive("RTXPRO6000-WS-96GB", "RTXPRO6000-Server-96GB", "RTXPRO6000-MaxQ-96GB", 0,
+           "derived: the Workstation Edition's peaks x 110.1 / 125 (its FP32 at 300 W against 600) with 85% memory and "
+           "70% matmul efficiency (as the RTX5090 row)");
+    row("RTXPRO6000-MaxQ-96GB")->bf16_peak_flops *= 110.1 / 125;
+    row("RTXPRO6000-MaxQ-96GB")->fp8_peak_flops *= 110.1 / 125;
     add_more_boards(t);
     return t;
   }();

@@ -26,6 +26,7 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
         {"H100-PCIe-80GB", "NVIDIA H100 PCIe"},        {"H100-NVL-94GB", "NVIDIA H100 NVL"},
         {"H200-SXM-141GB", "NVIDIA H200"},             {"B200-SXM-180GB", "NVIDIA B200"},
         {"H20-96GB", "NVIDIA H20"},                    {"GH200-96GB", "NVIDIA GH200 480GB"},
+        {"GH200-96GB", "NVIDIA GH200 120GB"},  // CSCS Alps / Isambard: memory.total 97871 MiB, stored file ids 56775069589, 52901019904
         {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB"},
         {"L40S-48GB", "NVIDIA L40S"},                  {"L40-48GB", "NVIDIA L40"},
         {"L4-24GB", "NVIDIA L4"},                      {"A10-24GB", "NVIDIA A10"},
@@ -46,7 +47,8 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
         {"RTX3090-24GB", "NVIDIA GeForce RTX 3090"},     // RunPod GPU type ids (= nvidia-smi names), stored file id 56524155601
         {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // PyTorch collect_env "GPU 0: ...", stored file id 56700046327
         {"RTXPRO6000-WS-96GB", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"},  // MarcoPizeta/flash-next-rtxpro6000-bench HARDWARE.md
-        {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
+        {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},
+        {"RTXPRO6000-MaxQ-96GB", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"},  // stored file ids 65770770282, 69671745357   // antirez/ds4#256; stored file id 54916593241
         {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
         {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
         {"P100-SXM2-16GB", "Tesla P100-SXM2-16GB"},      // `nvidia-smi` table, stored file id 29170649839
@@ -147,6 +149,11 @@ std::string gpu_name_hint(const std::string& name) {
     if (holds_in_order(keys[i]) && std::none_of(holding.begin(), holding.end(), [&](std::size_t j) { return model[j] == model[i]; }))
       holding.push_back(i);
   if (holding.size() == 1) return "; did you mean " + shown[holding[0]] + "?";
+  if (holding.size() > 1 && holding.size() <= 6) {
+    std::vector<std::string> names;
+    for (std::size_t i : holding) names.push_back("'" + model[i] + "'");
+    return fmt::format("; did you mean one of {}?", fmt::join(names, ", "));
+  }
   // A misspelt name: at most one edit in four characters. "A800 80GB PCle" is the A800 PCIe, but "Tesla
   // M60" is not the H20, "GTX 1070" not the RTX 5070, and "GB10" (a GPU the table lacks) not the A10, two
   // edits away.

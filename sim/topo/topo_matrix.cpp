@@ -146,6 +146,14 @@ TopoMatrix Reader::read(const std::string& text) {
 void Reader::read_header(int line, std::vector<Token> toks) {
   std::vector<TopoDevice> gpus, nics;
   std::vector<std::pair<bool, int>> columns;  // (is_gpu, index within its kind)
+  // A corner cell with a label of its own (a Markdown table's `| GPU | GPU0 | ...`): nvidia-smi leaves it blank.
+  if (toks.size() > 1 && toks[1].text == "GPU0" && !numbered(toks[0].text, "GPU") && !parse_code(toks[0].text) &&
+      !is_ellipsis(toks[0].text)) {
+    m_.notes.push_back(format_note(Location{m_.file, line, toks[0].col},
+                                   fmt::format("'{}' labels the corner cell, which nvidia-smi leaves blank: read as the header row",
+                                               shown(toks[0].text))));
+    toks.erase(toks.begin());
+  }
   std::size_t i = 0;
   for (; i < toks.size(); ++i) {
     if (const std::vector<Token> labels = glued_labels(toks[i], int(gpus.size())); !labels.empty()) {

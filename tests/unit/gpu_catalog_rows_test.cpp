@@ -142,12 +142,13 @@ TEST_CASE("GPU table: a near misspelling of an nvidia-smi name hints the near GP
   // "PCle" (lower-case L for I) is one edit from the A800 PCIe's normalised name, two from the A100 PCIe's.
   CHECK(gpu_name_hint("A800 80GB PCle") == "; did you mean 'A800-PCIe-80GB' (nvidia-smi: NVIDIA A800 80GB PCIe)?");
   CHECK(gpu_name_hint("NVIDIA B300 SXM6") == "; did you mean 'B300-SXM-288GB' (nvidia-smi: NVIDIA B300 SXM6 AC)?");
-  CHECK(gpu_name_hint("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition") ==
-        "; did you mean 'RTXPRO6000-WS-96GB' (nvidia-smi: NVIDIA RTX PRO 6000 Blackwell Workstation Edition)?");
-  // Words left out: the one model with the same numbers whose name holds the rest in order (a published
-  // matrix's prose named its GPUs so).
-  CHECK(gpu_name_hint("RTX Pro 6000 Workstation") ==
-        "; did you mean 'RTXPRO6000-WS-96GB' (nvidia-smi: NVIDIA RTX PRO 6000 Blackwell Workstation Edition)?");
+  // The Max-Q edition (300 W) is a row of its own, by the name nvidia-smi prints.
+  REQUIRE(find_gpu_any_name("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"));
+  CHECK(find_gpu_any_name("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition")->name == "RTXPRO6000-MaxQ-96GB");
+  // Words left out: the models with the same numbers whose names hold the rest in order (a published
+  // matrix's prose named its GPUs so): one, named with its nvidia-smi name; several, listed.
+  CHECK(gpu_name_hint("RTX Pro 6000 Server") == "; did you mean 'RTXPRO6000-Server-96GB'?");
+  CHECK(gpu_name_hint("RTX Pro 6000 Workstation") == "; did you mean one of 'RTXPRO6000-WS-96GB', 'RTXPRO6000-MaxQ-96GB'?");
   CHECK(gpu_name_hint("NVIDIA RTX 6000 Ada Generaton") ==
         "; did you mean 'RTX6000Ada-48GB' (nvidia-smi: NVIDIA RTX 6000 Ada Generation)?");
   // A name cut short (the "B" of 16GB lost) is one edit from the V100 PCIe 16GB's normalised names, two from
