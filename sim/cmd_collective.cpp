@@ -136,9 +136,10 @@ int collective_command(int argc, char** argv) {
                                           "calibration's, else a current one): before 2.9 a thread's GPUs launch as one group, before 2.23 AMD hosts "
                                           "run P2P across SYS at any GPU count");
   app.add_option("--net-transport", net_transport,
-                 "rdma | tcp | efa: how NCCL's network steps travel between nodes (default: the compared log's NCCL_IB_DISABLE=1 or "
-                 "network Socket means tcp, network AWS Libfabric efa, else the platform's net_transport); rdma for a log whose net "
-                 "plugin ignored NCCL_IB_DISABLE");
+                 "rdma | tcp | efa | cxi: how NCCL's network steps travel between nodes (default: the compared log's NCCL_IB_DISABLE=1 or "
+                 "network Socket means tcp, network AWS Libfabric efa (cxi where aws-ofi-nccl selected the cxi provider: HPE "
+                 "Slingshot, simulated as RDMA), else the platform's net_transport); rdma for a log whose net plugin ignored "
+                 "NCCL_IB_DISABLE");
   CurveOptions curve;
   add_curve_options(app, curve);
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
@@ -174,7 +175,8 @@ int collective_command(int argc, char** argv) {
                                        : CollectiveOp::all_reduce;
   op_text = collective_op_name(op);
   if (measured && measured->nranks != int(gpus.size()))
-    throw ValueError(fmt::format("--compare: {} ran on {} ranks, --gpus lists {}", compare_path, measured->nranks, gpus.size()));
+    throw ValueError(fmt::format("--compare: {} ran on {} rank{}, --gpus lists {}", compare_path, measured->nranks,
+                                 measured->nranks == 1 ? "" : "s", gpus.size()));
   if (p2p != "on" && p2p != "off") throw ValueError("--p2p must be on or off");
   // What the compared log forced NCCL to do, unless the command line says otherwise.
   const fit::LogSettings forced = measured ? fit::log_settings(*measured) : fit::LogSettings{};

@@ -176,8 +176,9 @@ int fit_command(int argc, char** argv) {
                  "the NCCL release the logs ran, for logs that do not print it (e.g. 2.8.3: before 2.9 a thread's GPUs launch as one "
                  "group, before 2.23 AMD hosts run P2P across SYS at any GPU count)");
   app.add_option("--net-transport", net_transport,
-                 "rdma | tcp | efa: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or network "
-                 "Socket means tcp, else the platform's net_transport)");
+                 "rdma | tcp | efa | cxi: how the logs' network steps travelled between nodes (default: a log's NCCL_IB_DISABLE=1 or "
+                 "network Socket means tcp, network AWS Libfabric efa, or cxi with aws-ofi-nccl's cxi provider (HPE Slingshot), else "
+                 "the platform's net_transport)");
   app.add_option("--protocol", protocol,
                  "LL | LL128 | Simple: the NCCL_PROTO the logs ran with, for logs that do not print it (aws-ofi-nccl sets Simple "
                  "on EFA without in-order 128-byte writes: p4d, p4de)");

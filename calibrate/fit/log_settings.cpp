@@ -50,18 +50,22 @@ const std::vector<Unmodelled>& unmodelled() {
   return u;
 }
 
-// Across nodes NCCL's own word for the transport it chose (Socket; AWS Libfabric or OFI: EFA through
-// aws-ofi-nccl), else NCCL_IB_DISABLE=1 (with no other network named: a net plugin such as
-// aws-ofi-nccl still runs with IB disabled).
+// Across nodes NCCL's own word for the transport it chose (Socket; AWS Libfabric or OFI: aws-ofi-nccl,
+// EFA unless it selected libfabric's cxi provider, HPE Slingshot), else NCCL_IB_DISABLE=1 (with no other
+// network named: a net plugin such as aws-ofi-nccl still runs with IB disabled).
 void note_transport(const NcclLog& log, LogSettings& s) {
   if (const auto net = log.env.find("network"); net != log.env.end()) {
     const std::string name = lower(net->second.value);
-    s.net_transport = name == "socket" ? "tcp" : name.find("libfabric") != std::string::npos || name.find("ofi") != std::string::npos ? "efa" : "";
+    const auto provider = log.env.find("ofi provider");
+    const bool cxi = provider != log.env.end() && lower(provider->second.value) == "cxi";
+    const bool ofi = name.find("libfabric") != std::string::npos || name.find("ofi") != std::string::npos;
+    s.net_transport = name == "socket" ? "tcp" : ofi ? (cxi ? "cxi" : "efa") : "";
+    const char* over = s.net_transport == "tcp" ? "TCP sockets" : cxi ? "HPE Slingshot (libfabric cxi, simulated as RDMA)" : "AWS EFA";
     if (!s.net_transport.empty())
       s.notes.push_back({"--net-transport", "network",
-                         fmt::format("the log's NCCL uses network {} (line {}): simulated over {} between nodes (net_transport {})",
-                                     net->second.value, net->second.line, s.net_transport == "tcp" ? "TCP sockets" : "AWS EFA",
-                                     s.net_transport)});
+                         fmt::format("the log's NCCL uses network {} (line {}{}): simulated over {} between nodes (net_transport {})",
+                                     net->second.value, net->second.line,
+                                     cxi ? fmt::format("; provider cxi, line {}", provider->second.line) : "", over, s.net_transport)});
   } else if (const auto it = log.env.find("NCCL_IB_DISABLE"); it != log.env.end() && it->second.value == "1") {
     s.net_transport = "tcp";
     s.notes.push_back({"--net-transport", "NCCL_IB_DISABLE",

@@ -167,6 +167,10 @@ void note_env(std::string_view s, int line_no, std::map<std::string, LogSetting>
   // NCCL's `NCCL INFO Using network Socket` (or IB, AWS Libfabric, ...): the transport it chose.
   if (const auto at = text.find("NCCL INFO Using network "); at != std::string::npos)
     env.emplace("network", LogSetting{std::string(trim(std::string_view(text).substr(at + 24))), line_no});
+  // aws-ofi-nccl's `NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)`: the libfabric provider
+  // under it (efa on AWS, cxi on HPE Slingshot).
+  static const std::regex provider(R"(NET/OFI Selected [Pp]rovider is ([A-Za-z0-9_;+-]+))");
+  if (std::smatch m; std::regex_search(text, m, provider)) env.emplace("ofi provider", LogSetting{m[1], line_no});
 }
 
 bool is_test_failure(std::string_view s) {

@@ -15,7 +15,7 @@ const std::vector<std::string>& cpu_vendor_names() {
 }
 
 const std::vector<std::string>& net_transport_names() {
-  static const std::vector<std::string> names{"rdma", "tcp", "efa"};
+  static const std::vector<std::string> names{"rdma", "tcp", "efa", "cxi"};
   return names;
 }
 

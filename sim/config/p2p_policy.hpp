@@ -26,8 +26,10 @@ const std::vector<std::string>& p2p_level_names();
 // "amd", "intel", "arm", "power", "zhaoxin": the values of a platform's `cpu_vendor`.
 const std::vector<std::string>& cpu_vendor_names();
 
-// "rdma", "tcp", "efa": the values of a platform's `net_transport` (rdma: InfiniBand, RoCE; tcp: NCCL's
-// sockets, or a TCP-based net plugin such as GPUDirect-TCPX/TCPXO; efa: AWS EFA through aws-ofi-nccl).
+// "rdma", "tcp", "efa", "cxi": the values of a platform's `net_transport` (rdma: InfiniBand, RoCE; tcp: NCCL's
+// sockets, or a TCP-based net plugin such as GPUDirect-TCPX/TCPXO; efa: AWS EFA through aws-ofi-nccl; cxi:
+// HPE Slingshot through aws-ofi-nccl's CXI provider, not modelled apart from RDMA, but kept apart: a fit
+// over one does not carry to the others).
 const std::vector<std::string>& net_transport_names();
 
 // NCCL's default level for a communicator with `local_gpus` GPUs on one host, in the release

@@ -171,7 +171,7 @@ const double* hop_table(PathClass c, bool staged, Algorithm a, bool pairwise) {
 }  // namespace
 
 NetTransport net_transport_of(std::string_view name) {
-  return name == "tcp" ? NetTransport::tcp : name == "efa" ? NetTransport::efa : NetTransport::rdma;
+  return name == "tcp" ? NetTransport::tcp : name == "efa" ? NetTransport::efa : name == "cxi" ? NetTransport::cxi : NetTransport::rdma;
 }
 
 int latency_steps(Algorithm a, CollectiveOp op, int n) {

@@ -29,8 +29,8 @@ double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorit
 // network post overhead) and the transport between nodes (TCP: the hosts' socket stacks).
 // How NCCL's network steps travel between nodes, a platform's net_transport: RDMA (InfiniBand,
 // RoCE), TCP (NCCL's sockets, or a TCP-based net plugin), AWS EFA (aws-ofi-nccl).
-enum class NetTransport { rdma, tcp, efa };
-// "tcp" and "efa" as named; anything else (rdma, or not given) RDMA.
+enum class NetTransport { rdma, tcp, efa, cxi };
+// "tcp", "efa" and "cxi" as named; anything else (rdma, or not given) RDMA.
 NetTransport net_transport_of(std::string_view name);
 
 // A GPU NCCL flushes network receives for (paths.cc ncclTopoNeedFlush: "Ampere and earlier"); an

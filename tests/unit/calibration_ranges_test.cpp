@@ -429,7 +429,7 @@ TEST_CASE("a calibration's cpu_vendor and net_transport: read, and a located err
     CHECK(cal.collectives.at(0).net_transport == "tcp");
   }
   CHECK(error_of_calibration(head + "    net_transport: tpc\n" + line) ==
-        ":5:20: error: 'net_transport' must be one of rdma, tcp, efa; did you mean 'tcp'?");
+        ":5:20: error: 'net_transport' must be one of rdma, tcp, efa, cxi; did you mean 'tcp'?");
   CHECK(error_of_calibration(head + "    cpu_vendor: amdd\n" + line) ==
         ":5:17: error: 'cpu_vendor' must be one of amd, intel, arm, power, zhaoxin; did you mean 'amd'?");
 }

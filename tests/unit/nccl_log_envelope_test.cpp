@@ -524,6 +524,13 @@ TEST_CASE("what a log forced NCCL to do: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_*, from
   CHECK(efa.net_transport == "efa");
   CHECK(efa.notes.at(0).text ==
         "the log's NCCL uses network AWS Libfabric (line 2): simulated over AWS EFA between nodes (net_transport efa)");
+  // aws-ofi-nccl over HPE Slingshot names itself AWS Libfabric too; its provider line says cxi.
+  const LogSettings cxi = log_settings(parse_nccl_log("h:1:1 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)\n"
+                                                      "h:1:1 [0] NCCL INFO Using network AWS Libfabric\n# nranks: 16\n" + rows, "t.log"));
+  CHECK(cxi.net_transport == "cxi");
+  CHECK(cxi.notes.at(0).text ==
+        "the log's NCCL uses network AWS Libfabric (line 2; provider cxi, line 1): simulated over HPE Slingshot (libfabric cxi, "
+        "simulated as RDMA) between nodes (net_transport cxi)");
   const LogSettings sock = log_settings(parse_nccl_log("[1,0]<stdout>:h:1:1 [0] NCCL INFO Using network Socket\n# nranks: 16\n" + rows, "t.log"));
   CHECK(sock.net_transport == "tcp");
   CHECK(sock.notes.at(0).text == "the log's NCCL uses network Socket (line 1): simulated over TCP sockets between nodes (net_transport tcp)");

@@ -158,7 +158,7 @@ TEST_CASE("p2p_level, cpu_vendor and net_transport are validated with a located 
         "5:6: error: cpu_vendor 'amdd' is not one of amd, intel, arm, power or zhaoxin; did you mean 'amd'?");
   CHECK(load_error("<prop id=\"cpu_vendor\" value=\"intel\"/>") == "no error");
   CHECK(load_error("<prop id=\"net_transport\" value=\"tcpx\"/>") ==
-        "5:6: error: net_transport 'tcpx' is not one of rdma, tcp or efa; did you mean 'tcp'?");
+        "5:6: error: net_transport 'tcpx' is not one of rdma, tcp, efa or cxi; did you mean 'tcp'?");
   CHECK(load_error("<prop id=\"net_transport\" value=\"tcp\"/>") == "no error");
 }
 
