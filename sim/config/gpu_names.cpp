@@ -47,8 +47,8 @@ const std::vector<std::pair<std::string, std::string>>& smi_names() {
         {"RTX3090-24GB", "NVIDIA GeForce RTX 3090"},     // RunPod GPU type ids (= nvidia-smi names), stored file id 56524155601
         {"RTX6000Ada-48GB", "NVIDIA RTX 6000 Ada Generation"},  // PyTorch collect_env "GPU 0: ...", stored file id 56700046327
         {"RTXPRO6000-WS-96GB", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"},  // MarcoPizeta/flash-next-rtxpro6000-bench HARDWARE.md
-        {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},
-        {"RTXPRO6000-MaxQ-96GB", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"},  // stored file ids 65770770282, 69671745357   // antirez/ds4#256; stored file id 54916593241
+        {"RTXPRO6000-Server-96GB", "NVIDIA RTX PRO 6000 Blackwell Server Edition"},   // antirez/ds4#256; stored file id 54916593241
+        {"RTXPRO6000-MaxQ-96GB", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"},  // stored file ids 65770770282, 69671745357
         {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB"},      // `nvidia-smi -L` / --query-gpu, stored file id 71069297093
         {"V100-SXM3-32GB", "Tesla V100-SXM3-32GB"},      // PyTorch collect_env "GPU 0: ...", stored file id 56830323301
         {"P100-SXM2-16GB", "Tesla P100-SXM2-16GB"},      // `nvidia-smi` table, stored file id 29170649839

@@ -28,7 +28,8 @@ double hop_latency_s(PathClass c, bool staged, Protocol p, Algorithm a = Algorit
 // (host-staged or not), the nodes, the slowest class within a node, the hosts' CPU vendor (NCCL's
 // network post overhead) and the transport between nodes (TCP: the hosts' socket stacks).
 // How NCCL's network steps travel between nodes, a platform's net_transport: RDMA (InfiniBand,
-// RoCE), TCP (NCCL's sockets, or a TCP-based net plugin), AWS EFA (aws-ofi-nccl).
+// RoCE), TCP (NCCL's sockets, or a TCP-based net plugin), AWS EFA (aws-ofi-nccl), HPE Slingshot
+// (aws-ofi-nccl's cxi provider: RDMA's costs, its own name so that fits stay on it).
 enum class NetTransport { rdma, tcp, efa, cxi };
 // "tcp", "efa" and "cxi" as named; anything else (rdma, or not given) RDMA.
 NetTransport net_transport_of(std::string_view name);
