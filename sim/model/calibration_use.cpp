@@ -250,7 +250,10 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   const double fraction = by_model ? *f.model_fraction * latency_adjust : wire_fraction * nvls_scale;
   if (carry_bandwidth && staged_how.empty())
     c.bus_bw_Bps = by_model ? fraction * model_default_Bps : wire_fraction * t.raw_Bps * nvls_scale * nodes_scale;
-  if (p == Protocol::LL && t.nodes == 1) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
+  // NCCL's LL cap bounds a line carried elsewhere; on its own box, run as it ran, the line is what the fit
+  // drew through the sizes it labelled LL (an 8x A100 -g 8 fit's LL line, 126 GB/s through 1-2 MiB, was
+  // capped at 42 and replayed those sizes 58-114% slow).
+  if (p == Protocol::LL && t.nodes == 1 && !faithful) c.bus_bw_Bps = std::min(c.bus_bw_Bps, ll_max_bus_Bps(t.compute_capability));
   std::string how = latency_how(carry_latency, f.latency_measured, ratio, a, op, e, t);
   if (!staged_how.empty())
     how += staged_how;

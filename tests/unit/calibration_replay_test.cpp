@@ -93,3 +93,23 @@ TEST_CASE("a protocol the log did not run (copied with fitted: false) keeps NCCL
   for (const auto& n : own.calibration_notes()) said |= n.rfind("default: ring LL128 line of own.log", 0) == 0;
   CHECK(said);
 }
+
+TEST_CASE("on the box it measured, a fitted LL line replays at its own bandwidth; carried elsewhere, NCCL's LL cap bounds it") {
+  // An 8x A100 fit whose LL line runs 40 us + bus bytes / 126 GB/s through 1-2 MiB (where NCCL may well
+  // have run another protocol: the fit's label is its best line, not NCCL's). Replayed as it ran (one
+  // process per GPU, NCCL_PROTO=LL), 1 MiB takes 40 us + 1 MiB x 2 x 7/8 / 126 GB/s; launched as -g 8,
+  // another run, the line gives way to Ampere's LL cap, 42 GB/s (ll_max_bus_Bps).
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  const std::vector<int> gpus = first_gpus(8);
+  CollectiveSpec ll;
+  ll.protocol = "LL";
+  const GroupSummary g = CollectiveModel(topo, ll, nullptr).summary(CollectiveOp::all_reduce, gpus);
+  Calibration cal;
+  cal.collectives.push_back(entry_of(g, Protocol::LL, Algorithm::ring, 40e-6, 126e9 / g.raw_Bps));
+  const double S = 1024.0 * 1024, bus_B = S * 2 * 7 / 8;
+  const CollectivePlan& own = CollectiveModel(topo, ll, &cal).plan(CollectiveOp::all_reduce, S, gpus);
+  CHECK(own.latency_s + bus_B / own.bus_bw_Bps == doctest::Approx(40e-6 + bus_B / 126e9).scale(0));
+  CollectiveSpec g8 = ll;
+  g8.gpus_per_thread = 8;
+  CHECK(CollectiveModel(topo, g8, &cal).plan(CollectiveOp::all_reduce, S, gpus).bus_bw_Bps == doctest::Approx(42e9).scale(0));
+}
