@@ -388,6 +388,21 @@ void mark_measured_terms(CollectiveFit& fit) {
     for (ProtocolFit& p : fit.protocols) p.latency_measured = p.bandwidth_measured = p.constrained;
 }
 
+namespace {
+// The sizes each protocol line wins, in runs, as pieces with that line's numbers (the last one unbounded).
+void pieces_from_lines(CollectiveFit& fit) {
+  for (FitPoint& point : fit.points) {
+    const ProtocolFit& line = fit.protocols[static_cast<int>(point.protocol)];
+    if (fit.pieces.empty() || fit.pieces.back().protocol != point.protocol)
+      fit.pieces.push_back({line.algorithm, point.protocol, line.latency_s, line.bus_bw_Bps, point.size_B});
+    fit.pieces.back().max_size_B = point.size_B;
+    point.piece = static_cast<int>(fit.pieces.size()) - 1;
+  }
+  if (!fit.pieces.empty()) fit.pieces.back().max_size_B = INFINITY;
+  for (ProtocolFit& p : fit.protocols) p.latency_measured = p.bandwidth_measured = p.constrained;
+}
+}  // namespace
+
 void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double> nvls_above_Bps) {
   fit.wire_Bps = wire_Bps;
   const Algorithm usual = fit.nodes > 1 && fit.op == CollectiveOp::all_reduce ? Algorithm::tree
@@ -399,6 +414,17 @@ void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double
     p.wire_fraction = p.bus_bw_Bps / wire_Bps;
     p.algorithm = ran_nvls(p.bus_bw_Bps) ? nvls : usual;
   }
+  // An LL or LL128 line above every ring ran NVLS, which NCCL runs with Simple alone: a run can replay no
+  // such line (an 8x H100 NVLS sweep's 1-128 MiB, fitted as an "LL128" line at 453 GB/s, replayed 17-48%
+  // slow on the ring's defaults). Where the fit drew no pieces, the sizes each line won become pieces,
+  // labelled below, so the box replays as fitted.
+  const auto impossible = [&](std::size_t i) {
+    const ProtocolFit& p = fit.protocols[i];
+    return static_cast<Protocol>(i) != Protocol::Simple && p.constrained && is_nvls(p.algorithm);
+  };
+  bool any_impossible = false;
+  for (std::size_t i = 0; i < fit.protocols.size(); ++i) any_impossible = any_impossible || impossible(i);
+  if (any_impossible && fit.pieces.empty() && !fit.forced_algorithm) pieces_from_lines(fit);
   // So did a piece above every ring's reach (its label was the rule's, piece_labels), and NVLS runs
   // Simple alone: an 8x H100 sweep's 128 MiB-4 GiB pieces at 447-504 GB/s of bus bandwidth on rings of
   // 450 GB/s of wire were labelled ring LL, LL128 and Simple. Not under a forced algorithm: the log ran

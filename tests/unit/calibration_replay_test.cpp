@@ -8,6 +8,7 @@
 #include "config/calibration.hpp"
 #include "config/gpu_catalog.hpp"
 #include "config/platform_file.hpp"
+#include "fit/collective_fit.hpp"
 #include "model/collective_model.hpp"
 
 using namespace tpsim;
@@ -112,4 +113,40 @@ TEST_CASE("on the box it measured, a fitted LL line replays at its own bandwidth
   CollectiveSpec g8 = ll;
   g8.gpus_per_thread = 8;
   CHECK(CollectiveModel(topo, g8, &cal).plan(CollectiveOp::all_reduce, S, gpus).bus_bw_Bps == doctest::Approx(42e9).scale(0));
+}
+
+TEST_CASE("tpsim fit turns its lines into pieces where an LL or LL128 line ran NVLS, which runs Simple alone") {
+  // Lines fitted on 8 H100s, rings of 450 GB/s of wire, NVLS offered above 0.8 x 450 = 360 GB/s: LL at 35.5 us
+  // and 322 GB/s won 1 KiB-16 MiB, "LL128" at 69.9 us and 453 GB/s (above every ring: NVLS) 32-256 MiB, Simple
+  // at 197 us and 484 GB/s from 512 MiB. No run can replay an NVLS LL128 line, so the sizes each line won
+  // become pieces with its numbers: ring LL up to 16 MiB, then NVLS Simple up to 256 MiB, then NVLS Simple.
+  fit::CollectiveFit f;
+  f.op = CollectiveOp::all_reduce;
+  f.nranks = 8;
+  const double MiB = 1 << 20;
+  f.protocols[0] = {35.5e-6, 322e9, true};
+  f.protocols[1] = {69.9e-6, 453e9, true};
+  f.protocols[2] = {197e-6, 484e9, true};
+  f.points = {{1024, 0, 0, Protocol::LL, -1},
+              {16 * MiB, 0, 0, Protocol::LL, -1},
+              {32 * MiB, 0, 0, Protocol::LL128, -1},
+              {256 * MiB, 0, 0, Protocol::LL128, -1},
+              {512 * MiB, 0, 0, Protocol::Simple, -1}};
+  fit::CollectiveFit forced = f, plain = f;
+  forced.forced_algorithm = Algorithm::nvls;
+  plain.protocols[1].bus_bw_Bps = 300e9;  // below every ring's reach: LL128 as labelled
+  fit::annotate_transfer(f, 450e9, 0.8 * 450e9);
+  REQUIRE(f.pieces.size() == 3);
+  CHECK((f.pieces[0].algorithm == Algorithm::ring && f.pieces[0].protocol == Protocol::LL && f.pieces[0].max_size_B == 16 * MiB));
+  CHECK(f.pieces[0].bus_bw_Bps == 322e9);
+  CHECK((f.pieces[1].algorithm == Algorithm::nvls && f.pieces[1].protocol == Protocol::Simple && f.pieces[1].max_size_B == 256 * MiB));
+  CHECK((f.pieces[1].latency_s == 69.9e-6 && f.pieces[1].bus_bw_Bps == 453e9));
+  CHECK((f.pieces[2].algorithm == Algorithm::nvls && f.pieces[2].max_size_B == INFINITY));
+  CHECK((f.points[2].piece == 1 && f.points[2].protocol == Protocol::Simple));
+  // Lines that NCCL could have run as labelled (no LL or LL128 line above every ring) stay lines; so do a
+  // log's under a forced algorithm (it ran what it forced).
+  fit::annotate_transfer(forced, 450e9, 0.8 * 450e9);
+  CHECK(forced.pieces.empty());
+  fit::annotate_transfer(plain, 450e9, 0.8 * 450e9);
+  CHECK(plain.pieces.empty());
 }
