@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibrate at TP=1, predict TP>1: tpsim against any published TP-scaling set.
+"""Calibrate at the smallest TP, predict the others: tpsim against any published TP-scaling set.
 
 usage: tp_scaling.py TPSIM MEASURED.csv --template GPU[/MODEL]=SCENARIO [--template ...]
                      [--fit host|host+sequence] [--check MEDIAN WORST [SPEEDUP]]   (run from the project root)
@@ -14,14 +14,15 @@ TP in the rows (TP=t on GPUs 0..t-1), a closed batch of the rows' lengths, a swe
 batches. Its engine is the engine profile the rows' engine names (vLLM, SGLang, TensorRT-LLM, TGI)
 unless the template sets `engine: NAME`.
 
-What is fitted, on the TP=1 rows only: the engine's host time per step h and, when the TP=1 rows
-hold two or more batch sizes, its host time per sequence per step c (engine.host_overhead and
+What is fitted, on the rows of the set's smallest TP only (TP=1 where the set has it; a set that
+starts at TP=2 fits there): the engine's host time per step h and, when those rows hold two or more
+batch sizes, its host time per sequence per step c (engine.host_overhead and
 engine.host_per_sequence, not overlapped with the GPU), by least squares; the simulated metric is
 linear in both (each step pays h + c x its sequences), so three runs give the coefficients. Costs
 that grow with TP (collectives, the engine's all-reduce, narrow shards, the slowest rank) are
-tpsim's own model and are never fitted. The TP>1 rows are predicted with the fitted h and c.
+tpsim's own model and are never fitted. The other TPs' rows are predicted with the fitted h and c.
 Prints: group, TP, batch, measured, predicted, error; per group the median and worst |error| over
-TP>1 and the batch-1 TP=1 -> TP=max speedup, measured and predicted. --check exits 1 when a group's
+the predicted rows and the batch-1 TP=min -> TP=max speedup, measured and predicted. --check exits 1 when a group's
 median or worst |error| (percent) is above MEDIAN or WORST, or its predicted speedup is more than
 SPEEDUP percent from the measured one.
 """
@@ -126,12 +127,13 @@ def run_group(tpsim, rows, template_path, fit_mode):
     run = lambda h, c: simulate(tpsim, scenario(template, engine, tps, batches, r0["input"], r0["output"], h, c), r0["metric"])
     probe = 1e-3
     s0, sh, sc = run(0, 0), run(probe, 0), run(0, probe)
-    tp1 = [r for r in rows if r["tp"] == 1 and not isinstance(s0[(1, r["batch"])], str)]
-    if not tp1:
+    t0 = tps[0]
+    fitted = [r for r in rows if r["tp"] == t0 and not isinstance(s0[(t0, r["batch"])], str)]
+    if not fitted:
         return engine, None, None, None
-    fit_sequences = fit_mode == "host+sequence" and len({r["batch"] for r in tp1}) >= 2
-    h, c = solve([(r["measured_s"], s0[(1, r["batch"])], (sh[(1, r["batch"])] - s0[(1, r["batch"])]) / probe,
-                   (sc[(1, r["batch"])] - s0[(1, r["batch"])]) / probe) for r in tp1], fit_sequences)
+    fit_sequences = fit_mode == "host+sequence" and len({r["batch"] for r in fitted}) >= 2
+    h, c = solve([(r["measured_s"], s0[(t0, r["batch"])], (sh[(t0, r["batch"])] - s0[(t0, r["batch"])]) / probe,
+                   (sc[(t0, r["batch"])] - s0[(t0, r["batch"])]) / probe) for r in fitted], fit_sequences)
     return engine, h, c, run(h, c)
 
 
@@ -156,9 +158,9 @@ def main():
             sys.exit(f"no --template {gpu}=SCENARIO (or {gpu}/{key[2]}=SCENARIO) for the rows of {gpu}, {key[2]}")
         engine, h, c, pred = run_group(tpsim, rows, template, fit_mode)
         if pred is None:
-            print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens): no TP=1 row tpsim can run, nothing to fit: skipped\n")
+            print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens): no row of its smallest TP tpsim can run, nothing to fit: skipped\n")
             continue
-        errors, by = [], {}
+        errors, by, t0 = [], {}, min(r["tp"] for r in rows)
         for r in sorted(rows, key=lambda r: (r["tp"], r["batch"])):
             p, m = pred[(r["tp"], r["batch"])], r["measured_s"]
             if isinstance(p, str):
@@ -166,18 +168,18 @@ def main():
                 continue
             by[(r["tp"], r["batch"])] = (m, p)
             err = p / m - 1
-            if r["tp"] > 1:
+            if r["tp"] > t0:
                 errors.append(abs(err))
-            print(f"{gpu}  {r['tp']:3d} {r['batch']:5d}  {m * 1e3:13.1f}  {p * 1e3:14.1f}  {err * 100:+5.1f}%" + ("   (fit)" if r["tp"] == 1 else ""))
+            print(f"{gpu}  {r['tp']:3d} {r['batch']:5d}  {m * 1e3:13.1f}  {p * 1e3:14.1f}  {err * 100:+5.1f}%" + ("   (fit)" if r["tp"] == t0 else ""))
         tmax = max(t for t, b in by if b == 1) if any(b == 1 for _, b in by) else 0
-        has_speedup = (1, 1) in by and tmax > 1
-        predicted_x, measured_x = (by[(1, 1)][1] / by[(tmax, 1)][1], by[(1, 1)][0] / by[(tmax, 1)][0]) if has_speedup else (1, 1)
-        speed = f"; batch-1 TP=1 -> TP={tmax} speedup x{predicted_x:.2f} (measured x{measured_x:.2f})" if has_speedup else ""
+        has_speedup = (t0, 1) in by and tmax > t0
+        predicted_x, measured_x = (by[(t0, 1)][1] / by[(tmax, 1)][1], by[(t0, 1)][0] / by[(tmax, 1)][0]) if has_speedup else (1, 1)
+        speed = f"; batch-1 TP={t0} -> TP={tmax} speedup x{predicted_x:.2f} (measured x{measured_x:.2f})" if has_speedup else ""
         med, worst = (statistics.median(errors), max(errors)) if errors else (0, 0)
         tp_errors = f"median |error| {med * 100:.1f}%, worst {worst * 100:.1f}%" if errors else "no rows to predict"
         print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens, {key[5]}; engine {engine or 'none'}): "
-              f"fitted on TP=1: h = {h * 1e3:.3f} ms per step, c = {c * 1e3:.3f} ms per sequence per step; "
-              f"TP>1: {tp_errors}{speed}\n")
+              f"fitted on TP={t0}: h = {h * 1e3:.3f} ms per step, c = {c * 1e3:.3f} ms per sequence per step; "
+              f"TP>{t0}: {tp_errors}{speed}\n")
         if limits and (med > limits[0] or worst > limits[1] or abs(predicted_x / measured_x - 1) > limits[2]):
             failed.append(gpu)
     if failed:
