@@ -194,6 +194,13 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
     r.notes.push_back(fmt::format("memory per GPU is the narrowest replica's (TP={})", c.layout.back().size() / c.pp));
   const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
   r.notes.push_back("GEMM times: " + gm.gemm_source);
+  // 8-bit weights on a GPU without FP8 tensor cores (Ampere and older) run weight-only: read as 1 byte,
+  // multiplied at 16-bit (vLLM's FP8 Marlin kernels on Ampere), which peak_flops_of already takes.
+  if (in.model.compute_bytes() <= 1 && !(gpu.spec->fp8_peak_flops > 0))
+    r.notes.push_back(fmt::format("8-bit weights on {}, which has no FP8 tensor cores: read as 1 byte each and multiplied at bf16's "
+                                  "peak ({:.0f} TFLOPS), as weight-only kernels do (vLLM's FP8 Marlin on Ampere); int8 kernels on "
+                                  "Ampere's INT8 tensor cores (W8A8) would multiply faster",
+                                  gpu.spec->name, gpu.spec->bf16_peak_flops / 1e12));
   r.notes.insert(r.notes.end(), in.model.notes.begin(), in.model.notes.end());
   if (const EngineProfile* p = find_engine_profile(s.engine.name)) {
     r.notes.push_back(fmt::format("engine: {} ({}); all-reduce {}, arrival spread {:.1f} us", p->name, p->description, s.engine.all_reduce,

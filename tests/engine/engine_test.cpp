@@ -223,6 +223,23 @@ TEST_CASE("a closed batch is per replica, and a run with several replicas says w
   CHECK(std::count(r.grounding.begin(), r.grounding.end(), "workload: a closed batch of 4 sequences per replica, started together (2xTP=1 serves 8)") == 1);
 }
 
+TEST_CASE("8-bit weights on a GPU without FP8 tensor cores are said to run weight-only") {
+  Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");  // A100-SXM4-80GB: no fp8 peak in the GPU table
+  const auto said = [](const ScenarioResult& r) {
+    const auto& n = r.configs.front().notes;
+    return std::count_if(n.begin(), n.end(), [](const std::string& x) { return x.rfind("8-bit weights on A100-SXM4-80GB", 0) == 0; });
+  };
+  CHECK(said(run_scenario(s, {})) == 0);  // bf16: nothing to say
+  s.dtype = "fp8";
+  const ScenarioResult r = run_scenario(s, {});
+  REQUIRE(said(r) == 1);
+  // A100's dense bf16 peak, 312 TFLOPS, is the rate its GEMMs run at.
+  CHECK(std::count(r.configs.front().notes.begin(), r.configs.front().notes.end(),
+                   "8-bit weights on A100-SXM4-80GB, which has no FP8 tensor cores: read as 1 byte each and multiplied at bf16's peak "
+                   "(312 TFLOPS), as weight-only kernels do (vLLM's FP8 Marlin on Ampere); int8 kernels on Ampere's INT8 tensor cores "
+                   "(W8A8) would multiply faster") == 1);
+}
+
 TEST_CASE("expert parallelism with attention DP: memory and steps at its attention TP, each GPU holding its own sequences' KV") {
   const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
   const ModelCard m = load_model_card(ROOT + "/workloads/models/qwen3-30b-a3b.yaml");
