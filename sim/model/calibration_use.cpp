@@ -201,13 +201,21 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     return {fallback, "default", fmt::format("{}: not used for {} {} (the log ran under NCCL_ALGO={})", line, algorithm_name(a),
                                              protocol_name(p), algorithm_name(*e.forced_algorithm))};
   // Across nodes a tree and a ring have different bounds (a 2-node tree's bus bandwidth beats its NICs, 1.345 of the wire
-  // on a p4de pair): a line stands for the other only on its own box, where NCCL chose by size as it did.
+  // on a p4de pair): a line stands for the other only on its own box, where NCCL chose by size as it did. So does
+  // an NVLS line for the rings and trees of its protocol, and they for it, once the box is run as its log ran: the
+  // fit drew one line a protocol through the sizes NCCL ran it at, whatever algorithm its bandwidth suggests (a
+  // GCP A3 Mega fit's Simple line, labelled NVLS-tree, lost 8-256 MiB to the faster default tree and replayed
+  // them 11-44% fast).
+  const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
+  const bool own_run = inside && !algorithm_forced;
   const bool other_algorithm = t.nodes > 1 && e.nodes > 1 && (f.algorithm == Algorithm::tree) != (a == Algorithm::tree);
-  if (is_nvls(f.algorithm) != is_nvls(a) || (other_algorithm && (!inside || algorithm_forced)))
+  if ((is_nvls(f.algorithm) != is_nvls(a) && !(faithful && own_run)) || (other_algorithm && !own_run))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
                                              algorithm_name(f.algorithm))};
   LineCosts c = fallback;
-  const double default_on_fitted = default_latency_s(p, f.algorithm, op, fitted_path(e, t));
+  // Standing for another algorithm on its own run, the line keeps its own intercept: the ratio is taken to
+  // the target algorithm's default, which it then multiplies back.
+  const double default_on_fitted = default_latency_s(p, faithful && own_run ? a : f.algorithm, op, fitted_path(e, t));
   const double ratio = fitted_latency / default_on_fitted;
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the
@@ -217,7 +225,6 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // 8-32 B, whose fitted bandwidth, not the default, keeps it from winning at 64 B-256 KiB where the log ran
   // another). Where NCCL leaves a protocol is the box's and its release's: another box of the same GPUs (the
   // held-out -g 8 DGX H100 sweep with the one-process DGX H100 fit: 2.5% -> 7.4%) keeps the defaults for them.
-  const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
   const bool carry_latency = (f.latency_measured || faithful) && same_gpu(e.gpu, e.gpu_spec, t.gpu_model, t.gpu_spec) && same_fabric(e, t);
   // The fitted latency is a straight line's intercept, compared with NCCL's latency alone. On the box
   // it measured, run as the log ran, the line replays as fitted: the default's terms that grow with

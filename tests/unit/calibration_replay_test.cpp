@@ -150,3 +150,26 @@ TEST_CASE("tpsim fit turns its lines into pieces where an LL or LL128 line ran N
   fit::annotate_transfer(plain, 450e9, 0.8 * 450e9);
   CHECK(plain.pieces.empty());
 }
+
+TEST_CASE("on its own run an NVLS line stands for the rings and trees of its protocol: the fit drew one line a protocol") {
+  // 2 DGX H100 over InfiniBand, 16 ranks: a Simple line of 900 us and 343 GB/s, labelled NVLS-tree (the fit's
+  // label for a line above the rings' wire), as a slow box's (GCP's A3 Mega over TCPXO) was. At 16 MiB the default
+  // ring/Simple (about 283 us + bus bytes / 376 GB/s) would beat it, but the log ran Simple at the fitted line's
+  // pace: replayed as it ran, S = 16 MiB takes 900 us + S x 2 x 15/16 / 343 GB/s. Launched another way, the
+  // defaults of the other algorithms come back and the ring wins.
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  const std::vector<int> gpus = first_gpus(16);
+  CollectiveSpec simple;
+  simple.protocol = "Simple";
+  const GroupSummary g = CollectiveModel(topo, simple, nullptr).summary(CollectiveOp::all_reduce, gpus);
+  Calibration cal;
+  cal.collectives.push_back(entry_of(g, Protocol::Simple, Algorithm::nvls_tree, 900e-6, 343e9 / g.raw_Bps));
+  const double S = 16.0 * 1024 * 1024, bus_B = S * 2 * 15 / 16;
+  const CollectivePlan& own = CollectiveModel(topo, simple, &cal).plan(CollectiveOp::all_reduce, S, gpus);
+  CHECK(own.calibrated);
+  CHECK(own.latency_s + bus_B / own.bus_bw_Bps == doctest::Approx(900e-6 + bus_B / 343e9).scale(0));
+  CollectiveSpec g8 = simple;
+  g8.gpus_per_thread = 8;
+  const CollectivePlan& other = CollectiveModel(topo, g8, &cal).plan(CollectiveOp::all_reduce, S, gpus);
+  CHECK(other.latency_s + bus_B / other.bus_bw_Bps < 0.5 * (900e-6 + bus_B / 343e9));
+}
