@@ -108,7 +108,7 @@ void read_model_part(LogReading& l, const CurveSetup& setup, const CurveLogInput
   }
   const GpuSpec& spec = *in.collectives->topology().platform().gpu(in.pair[0])->spec;
   if (gpu.spec && gpu.spec != &spec) l.notes.push_back(fmt::format("the simulated step runs on the platform's {}, not {}", spec.name, gpu.spec->name));
-  const GpuModel gm = gpu_model(spec, Scenario{}, in.calibration, model.compute_bytes());
+  const GpuModel gm = gpu_model(spec, Scenario{}, in.calibration, model.compute_bytes(), model.kv_bytes_per_value);
   l.simulation = simulate_decode(model, gm, *in.collectives, in.pair, 1, CURVE_CONTEXT_TOKENS);
   l.simulation->platform = in.platform;
 }

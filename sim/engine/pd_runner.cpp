@@ -24,7 +24,7 @@ Pool pool_of(const Scenario& s, const RunnerInputs& in, const PoolSpec& p, const
   const GpuDesc& gpu = *in.platform.gpu(p.instances.front().front());
   ConfigSpec one;
   one.tp = p.tp;
-  Pool pool{&p, name, gpu_model(*gpu.spec, s, in.calibration, in.model.compute_bytes()), memory_fit(in.model, one, *gpu.spec, s), {}};
+  Pool pool{&p, name, gpu_model(*gpu.spec, s, in.calibration, in.model.compute_bytes(), in.model.kv_bytes_per_value), memory_fit(in.model, one, *gpu.spec, s), {}};
   pool.reference = plan_step(step_ops(in.model, p.tp, reference, 1, s.collectives.sequence_parallel), pool.gpu, cm, p.instances.front());
   return pool;
 }

@@ -192,7 +192,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.memory = memory_fit(in.model, replica_shape(c, c.layout.back()), *gpu.spec, s);
   if (c.layout.back().size() != c.layout.front().size())
     r.notes.push_back(fmt::format("memory per GPU is the narrowest replica's (TP={})", c.layout.back().size() / c.pp));
-  const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes());
+  const GpuModel gm = gpu_model(*gpu.spec, s, in.calibration.get(), in.model.compute_bytes(), in.model.kv_bytes_per_value);
   r.notes.push_back("GEMM times: " + gm.gemm_source);
   // 8-bit weights on a GPU without FP8 tensor cores (Ampere and older) run weight-only: read as 1 byte,
   // multiplied at 16-bit (vLLM's FP8 Marlin kernels on Ampere), which peak_flops_of already takes.
@@ -455,7 +455,8 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
     res.recommendation = search_recommendation(*res.search, res);
   }
   res.model_shape = {in.model.hidden_size, in.model.num_layers, 2.0, in.model.weight_bytes(), in.model.parallel_block ? 1 : 2,
-                     gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes()).hbm_Bps};
+                     gpu_model(*in.platform.gpus.front().spec, s, in.calibration.get(), in.model.compute_bytes(),
+                               in.model.kv_bytes_per_value).hbm_Bps};
   attach_intervals(res, in.calibration.get(), s.collectives.host_copy_Bps || s.collectives.socket_copy_Bps);
   if (auto per_replica = closed_batch_grounding(s)) res.grounding.push_back(*per_replica);
   res.what_would_change = what_would_change(s, in, res, opt, res.what_would_change_scope);

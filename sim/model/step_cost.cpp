@@ -85,13 +85,14 @@ bool use_calibrated_gemms(GpuModel& g, const GpuSpec& spec, const Calibration& c
 
 }  // namespace
 
-GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes) {
+GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* cal, double compute_bytes, double attention_bytes) {
   GpuModel g;
   // A copy rate measured on another GPU carries as its share of that GPU's datasheet rate.
   const GpuSpec* measured_on = other_tables_gpu(cal, spec);
   const double copy_share = measured_on ? spec.hbm_peak_Bps / measured_on->hbm_peak_Bps : 1.0;
   g.hbm_Bps = s.hardware.hbm_bandwidth_Bps.value_or(cal && cal->hbm_copy_Bps ? *cal->hbm_copy_Bps * copy_share : spec.hbm_achievable_Bps);
   g.peak_flops = peak_flops_of(spec, compute_bytes);
+  g.attention_peak_flops = peak_flops_of(spec, attention_bytes);
   g.matmul_efficiency = s.hardware.matmul_efficiency.value_or(spec.matmul_efficiency);
   g.kernel_launch_s = s.engine.kernel_launch_s.value_or(cal && cal->kernel_launch_s ? *cal->kernel_launch_s : spec.kernel_launch_s);
   g.graph_kernel_s = s.engine.graph_kernel_s.value_or(spec.graph_kernel_s);
@@ -119,7 +120,8 @@ GpuModel gpu_model(const GpuSpec& spec, const Scenario& s, const Calibration* ca
 
 double op_time(const Op& op, const GpuModel& gpu, Breakdown* into) {
   const double memory = op.bytes / gpu.hbm_Bps;
-  const double compute = op.flops / (gpu.peak_flops * gpu.matmul_efficiency);
+  const double peak = op.kind == OpKind::attention && gpu.attention_peak_flops > 0 ? gpu.attention_peak_flops : gpu.peak_flops;
+  const double compute = op.flops / (peak * gpu.matmul_efficiency);
   double t = std::max(memory, compute);
   if (op.kind == OpKind::gemm && gpu.gemm_lookup) {
     if (auto measured = gpu.gemm_lookup(op)) t = *measured;  // a measured GEMM time replaces the roofline

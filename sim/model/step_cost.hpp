@@ -33,7 +33,8 @@ struct GpuModel {
   double hbm_Bps = 0;
   double hbm_peak_Bps = 0;         // datasheet, for the kernel surface's roofline ratio
   double small_kernel_s = 0;       // floor of a non-GEMM kernel (kernel_surface.hpp)
-  double peak_flops = 0;
+  double peak_flops = 0;            // GEMMs': at the weights' compute type (ModelCard::compute_bytes)
+  double attention_peak_flops = 0;  // attention's: at the KV cache's element type, whatever the weights'
   double matmul_efficiency = 1;
   double kernel_launch_s = 0, graph_kernel_s = 0, graph_launch_s = 0;
   bool cuda_graphs = true;
@@ -47,7 +48,10 @@ struct GpuModel {
 };
 
 // `compute_bytes`: the GEMMs' element size (ModelCard::compute_bytes): 1 runs them at the fp8 peak.
-GpuModel gpu_model(const GpuSpec& spec, const Scenario& scenario, const Calibration* calibration, double compute_bytes);
+// `attention_bytes`: the KV cache's element size: attention over a 16-bit cache runs at the 16-bit peak
+// even when the weights are fp8 (W8A8 quantises the GEMMs' inputs, not the attention's).
+GpuModel gpu_model(const GpuSpec& spec, const Scenario& scenario, const Calibration* calibration, double compute_bytes,
+                   double attention_bytes);
 
 // Time and category of one non-collective op.
 double op_time(const Op& op, const GpuModel& gpu, Breakdown* into = nullptr);

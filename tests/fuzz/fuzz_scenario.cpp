@@ -52,7 +52,7 @@ void dry_run(const Scenario& s, const ModelCard& model, const PlatformDesc& plat
         for (std::size_t i = 0; i + 1 < replica.size() + (replica.size() > 1); ++i)
           topo.path(replica[i], replica[(i + 1) % replica.size()]);
       }
-      const GpuModel gm = gpu_model(*platform.gpu(c.layout[0][0])->spec, s, cal, model.compute_bytes());
+      const GpuModel gm = gpu_model(*platform.gpu(c.layout[0][0])->spec, s, cal, model.compute_bytes(), model.kv_bytes_per_value);
       const long prompt = std::lround(s.workload.prompt.value);
       const std::vector<SequenceWork> decode(s.workload.batch, {prompt, 1}), prefill(s.workload.batch, {0, prompt});
       check_time(plan_step(step_ops(model, c.tp, decode, c.pp), gm, cm, c.layout[0]).closed_form_s(), "a decode step");

@@ -75,7 +75,7 @@ struct Planned {
   StepPlan plan;
   Planned(const StepCase& c, const PlatformDesc& platform, const Scenario& s)
       : topo(platform, s.hardware, s.collectives.p2p_level), cm(topo, s.collectives, nullptr) {
-    const GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, c.model.compute_bytes());
+    const GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, c.model.compute_bytes(), c.model.kv_bytes_per_value);
     plan = plan_step(step_ops(c.model, c.tp, c.work), gpu, cm, c.group);
   }
 };

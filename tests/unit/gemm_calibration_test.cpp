@@ -25,7 +25,7 @@ TEST_CASE("measured GEMM times replace the roofline in a decode step") {
   const StepOps ops = step_ops(model, 1, {{512, 1}});
 
   // Calibration: every GEMM of the step measured 1.5x slower than its roofline time.
-  const GpuModel plain = gpu_model(spec, s, nullptr, 2);
+  const GpuModel plain = gpu_model(spec, s, nullptr, 2, 2);
   Calibration cal;
   double gemm_roofline = 0;
   for (const Op& op : ops.flatten()) {
@@ -36,7 +36,7 @@ TEST_CASE("measured GEMM times replace the roofline in a decode step") {
     for (const auto& g : cal.gemm) seen = seen || (g.m == int(op.m) && g.n == int(op.n) && g.k == int(op.k));
     if (!seen) cal.gemm.push_back({op.name, int(op.m), int(op.n), int(op.k), "bf16", 1.5 * t});
   }
-  const GpuModel measured = gpu_model(spec, s, &cal, 2);
+  const GpuModel measured = gpu_model(spec, s, &cal, 2, 2);
   for (const auto& g : cal.gemm) {
     Op op;
     op.kind = OpKind::gemm, op.m = g.m, op.n = g.n, op.k = g.k;
@@ -88,7 +88,7 @@ TEST_CASE("recorded GEMM times (Vidur's H100 profile of Llama-2-7B) replace the 
   // The datasheet roofline (set explicitly: the default is the kernel surface, drawn from the
   // same Vidur table), and the calibration's table over it.
   s.hardware.matmul_efficiency = spec.matmul_efficiency;
-  const GpuModel datasheet = gpu_model(spec, s, nullptr, 2), measured = gpu_model(spec, s, &cal, 2);
+  const GpuModel datasheet = gpu_model(spec, s, nullptr, 2, 2), measured = gpu_model(spec, s, &cal, 2, 2);
 
   // Decode, batch 1, TP=1: each layer's four GEMMs are deep memory-bound at m = 1 and take
   // their shape's median over the deep rows (m = 1..32 or so): within 3% of the published m=1
@@ -155,13 +155,13 @@ TEST_CASE("a calibration's GEMM and HBM tables carry to another GPU through its 
   Op gemv;
   gemv.kind = OpKind::gemm, gemv.m = 1, gemv.n = 4096, gemv.k = 4096;
   // The same GPU: its copy rate and its times as measured.
-  const GpuModel same = gpu_model(*find_gpu("A100-SXM4-80GB"), s, &cal, 2);
+  const GpuModel same = gpu_model(*find_gpu("A100-SXM4-80GB"), s, &cal, 2, 2);
   CHECK(same.hbm_Bps == 1500e9);
   CHECK(op_time(gemv, same) == doctest::Approx(24e-6).scale(0).epsilon(1e-12));
   CHECK(same.gemm_source == "the calibration's GEMM table");
   // The 40 GB card (HBM 1555 GB/s on its datasheet, the 80 GB card's 2039): the copy rate at the same share,
   // 1500 x 1555 / 2039 = 1143.9 GB/s; the GEMV at the same share of the datasheet bandwidth, 24 us x 2039 / 1555.
-  const GpuModel other = gpu_model(*find_gpu("A100-SXM4-40GB"), s, &cal, 2);
+  const GpuModel other = gpu_model(*find_gpu("A100-SXM4-40GB"), s, &cal, 2, 2);
   CHECK(other.hbm_Bps == doctest::Approx(1500e9 * 1555 / 2039).scale(0).epsilon(1e-12));
   CHECK(op_time(gemv, other) == doctest::Approx(24e-6 * 2039 / 1555).scale(0).epsilon(1e-9));
   CHECK(other.gemm_source == "the calibration's GEMM table, measured on A100-SXM4-80GB and carried to A100-SXM4-40GB through each "

@@ -30,7 +30,7 @@ struct Box {
   Breakdown step(int tp, long context, long tokens) {
     Topology topo(platform, scenario.hardware, "");
     CollectiveModel cm(topo, scenario.collectives, nullptr);
-    GpuModel gpu = gpu_model(*platform.gpus[0].spec, scenario, nullptr, 2);
+    GpuModel gpu = gpu_model(*platform.gpus[0].spec, scenario, nullptr, 2, 2);
     std::vector<int> group;
     for (int g = 0; g < tp; ++g) group.push_back(g);
     return plan_step(step_ops(model, tp, {{context, tokens}}), gpu, cm, group).breakdown;

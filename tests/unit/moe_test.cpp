@@ -126,7 +126,7 @@ TEST_CASE("an EP step on one DGX H100 pays its all-to-alls in breakdown.all_to_a
   Platform p("dgx_h100.xml");
   const ModelCard m = card("qwen3-30b-a3b");
   Scenario s;
-  const GpuModel gpu = gpu_model(*p.desc.gpus[0].spec, s, nullptr, 2);
+  const GpuModel gpu = gpu_model(*p.desc.gpus[0].spec, s, nullptr, 2, 2);
   Parallelism par;
   par.tp = 1, par.ep = 8;
   const StepOps ops = step_ops(m, par, std::vector<SequenceWork>(64, {500, 1}));

@@ -25,7 +25,7 @@ TEST_CASE("StepTimer gives plan_step's closed-form step time exactly") {
       s.engine.host_per_sequence_s = host / 10;
       Topology topo(platform, s.hardware, "");
       CollectiveModel cm(topo, s.collectives, nullptr);
-      const GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, 2);
+      const GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, 2, 2);
       for (const auto& [replica, pp] : {std::pair{std::vector<int>{0}, 1}, {std::vector<int>{0, 1}, 1}, {std::vector<int>{0, 1, 2, 3}, 1},
                                         {std::vector<int>{0, 1, 2, 3}, 2}}) {
         Parallelism par;

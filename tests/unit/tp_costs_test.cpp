@@ -96,7 +96,7 @@ TEST_CASE("host time per sequence and CUDA-graph batch limits") {
   s.engine.host_overhead_s = 1e-3, s.engine.host_per_sequence_s = 0.1e-3, s.engine.host_overlap = false;
   Topology topo(platform, s.hardware, "");
   CollectiveModel cm(topo, s.collectives, nullptr);
-  GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, 2);
+  GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, 2, 2);
   const std::vector<SequenceWork> batch(8, {512, 1});
   const StepOps ops = step_ops(model, 1, batch);
   // Not overlapped: h + c x sequences = 1 ms + 0.1 ms x 8.
