@@ -122,7 +122,9 @@ double weight_bytes_per_rank(const ModelCard& model, int tp, int pp, int ep) {
     for (int l = int(first); l < int(first) + stages[st]; ++l) layers += model.layer_bytes(tp, l, ep);
     heaviest = std::max(heaviest, layers);
   }
-  const double embedding = (model.embedding_params() + model.position_params() + model.final_norm_params()) * s;
+  // The input embedding is split by vocabulary across the TP ranks as the LM head is (vLLM's
+  // VocabParallelEmbedding); learned positions and the final norm are whole on each.
+  const double embedding = (model.embedding_params() / tp + model.position_params() + model.final_norm_params()) * s;
   const double lm_head = model.lm_head_params() * s / tp;
   return pp == 1 ? heaviest + embedding + lm_head : heaviest + std::max(embedding, lm_head);
 }

@@ -105,13 +105,14 @@ TEST_CASE("two-matrix GeLU MLP with biases: GPT-J reads 4d^2 + 2dI weights per l
   CHECK(m.layer_bytes(4) == doctest::Approx((4 * d * d + 2 * d * I + I + d + 2 * d) * s / 4).scale(0));  // + ln_1 weight and bias
 }
 
-TEST_CASE("OPT-13B: learned positions are 2050 rows of the replicated tables, and each token reads one of them") {
+TEST_CASE("OPT-13B: learned positions are 2050 rows of a replicated table, and each token reads one of them") {
   const ModelCard m = card("opt-13b");
   const double d = 5120, s = 2;
   CHECK(m.learned_positions == 2048 + 2);  // OPT's position offset of 2
   CHECK(m.tie_word_embeddings);
-  // Per rank at TP=2: layers / 2 + the tied embedding (50272 d) + positions (2050 d) + final LayerNorm (2d), replicated.
-  CHECK(weight_bytes_per_rank(m, 2) == doctest::Approx(40 * m.layer_bytes(2) + (50272 + 2050 + 2) * d * s).scale(0));
+  // Per rank at TP=2: layers / 2 + the tied embedding split by vocabulary (50272 d / 2, vLLM's
+  // VocabParallelEmbedding) + positions (2050 d) and the final LayerNorm (2d), replicated.
+  CHECK(weight_bytes_per_rank(m, 2) == doctest::Approx(40 * m.layer_bytes(2) + (50272.0 / 2 + 2050 + 2) * d * s).scale(0));
   // A prefill of 100 tokens reads 100 token rows and 100 position rows: 2 x 100 d s.
   CHECK(step_ops(m, 2, {{0, 100}}).prologue[0].weight_bytes == doctest::Approx(2 * 100 * d * s).scale(0));
 }
