@@ -387,6 +387,10 @@ ModelCard load_model_card(const std::string& path, const std::string& dtype_over
                                   "and the indexer's own key cache and weights are left out",
                                   c.name, m.integer("index_topk")));
   if (given(m, "quantization_config")) c.quantization = read_quantization(m.map("quantization_config"));
+  if (c.max_position_embeddings == 0)
+    c.notes.push_back(fmt::format("{}: the card gives no context length (max_position_embeddings): prompts and outputs of any "
+                                  "length are simulated, none checked against the model's window",
+                                  c.name));
 
   // The scenario's overrides were checked where the scenario gives them.
   const std::string dtype_key = first_given(m, {"dtype", "torch_dtype"});

@@ -2,6 +2,8 @@
 // and an fp8 KV cache. Each check states the formula behind the expected number.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <fstream>
 
 #include "../scratch_dir.hpp"
@@ -308,4 +310,14 @@ TEST_CASE("which layers slide without layer_types: Gemma 3's pattern, Gemma 2's 
   CHECK(q.sliding_layer(20));
   // Mistral's sliding_window alone: every layer.
   CHECK(sliding_count(load_model_card(dense_json("mistral", 32, ", \"sliding_window\": 4096"))) == 32);
+}
+
+TEST_CASE("a card's context window: Llama 3.1's 131072 at every size, and a card without one says requests go unchecked") {
+  // Llama 3.1: a 128K context, 131072 = 128 x 1024 tokens in config.json, 8B, 70B and 405B alike.
+  for (const char* name : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"}) CHECK_MESSAGE(card(name).max_position_embeddings == 128 * 1024, name);
+  const ModelCard falcon = card("falcon-40b");
+  CHECK(falcon.max_position_embeddings == 0);
+  CHECK(std::count(falcon.notes.begin(), falcon.notes.end(),
+                   "Falcon-40B: the card gives no context length (max_position_embeddings): prompts and outputs of any length are "
+                   "simulated, none checked against the model's window") == 1);
 }
