@@ -280,6 +280,27 @@ std::optional<std::string> closed_batch_grounding(const Scenario& s) {
                      s.workload.batch == 1 ? "" : "s", fmt::join(several, ", "));
 }
 
+// A trace's lengths are its requests': the reference step (the table's prefill and decode columns, the
+// breakdown) and the memory check take their means, not the workload's default 512 + 128 tokens, and
+// the run says so (a helper's trace of 16k-100k-token prompts showed a 512-token prefill).
+std::optional<std::string> take_trace_reference(Scenario& s) {
+  if (s.workload.arrivals != ArrivalKind::trace) return std::nullopt;
+  const std::vector<Request> requests = generate_requests(s.workload, s.seed, 1);
+  if (requests.empty()) return std::nullopt;
+  double prompts = 0, outputs = 0;
+  long min_prompt = requests.front().prompt_tokens, max_prompt = min_prompt;
+  for (const auto& r : requests) {
+    prompts += double(r.prompt_tokens), outputs += double(r.output_tokens);
+    min_prompt = std::min(min_prompt, r.prompt_tokens), max_prompt = std::max(max_prompt, r.prompt_tokens);
+  }
+  const double n = double(requests.size());
+  s.workload.prompt.value = std::round(prompts / n);
+  s.workload.output.value = std::max(1.0, std::round(outputs / n));
+  return fmt::format("workload: a trace of {} requests, prompts {}-{} tokens: the reference step (prefill and decode columns, "
+                     "breakdown) and the memory check take its mean prompt, {:.0f} tokens, and mean output, {:.0f} tokens",
+                     requests.size(), min_prompt, max_prompt, s.workload.prompt.value, s.workload.output.value);
+}
+
 }  // namespace
 
 // Lower is better.
@@ -399,9 +420,11 @@ Scenario with_searched_configs(const Scenario& s, const Inputs& in, std::vector<
 }  // namespace
 
 ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
-  const Inputs in = load_inputs(given);
+  Scenario traced = given;
+  const std::optional<std::string> trace_reference = take_trace_reference(traced);
+  const Inputs in = load_inputs(traced);
   std::vector<std::string> left_out;
-  const Scenario s = with_searched_configs(given, in, left_out);
+  const Scenario s = with_searched_configs(traced, in, left_out);
   check_what_would_change(s, in);
   ScenarioResult res;
   res.scenario = s.name;
@@ -459,6 +482,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
                                in.model.kv_bytes_per_value).hbm_Bps};
   attach_intervals(res, in.calibration.get(), s.collectives.host_copy_Bps || s.collectives.socket_copy_Bps);
   if (auto per_replica = closed_batch_grounding(s)) res.grounding.push_back(*per_replica);
+  if (trace_reference) res.grounding.push_back(*trace_reference);
   res.what_would_change = what_would_change(s, in, res, opt, res.what_would_change_scope);
   return res;
 }

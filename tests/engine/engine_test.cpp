@@ -240,6 +240,16 @@ TEST_CASE("8-bit weights on a GPU without FP8 tensor cores are said to run weigh
                    "(W8A8) would multiply faster") == 1);
 }
 
+TEST_CASE("a trace's reference step takes its mean lengths, and the run says so") {
+  // Prompts 1000, 3000, 2000 tokens: mean (1000 + 3000 + 2000) / 3 = 2000; outputs 10, 30, 20: mean 20.
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/tests/data/trace_reference.yaml"), {});
+  CHECK(r.configs.front().prompt_tokens == 2000);
+  CHECK(r.configs.front().requests_completed == 3);
+  CHECK(std::count(r.grounding.begin(), r.grounding.end(),
+                   "workload: a trace of 3 requests, prompts 1000-3000 tokens: the reference step (prefill and decode columns, "
+                   "breakdown) and the memory check take its mean prompt, 2000 tokens, and mean output, 20 tokens") == 1);
+}
+
 TEST_CASE("expert parallelism with attention DP: memory and steps at its attention TP, each GPU holding its own sequences' KV") {
   const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
   const ModelCard m = load_model_card(ROOT + "/workloads/models/qwen3-30b-a3b.yaml");
