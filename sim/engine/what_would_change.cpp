@@ -415,6 +415,11 @@ std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const Scenario
   std::vector<std::size_t> fit, rest;
   for (std::size_t i : base.search->ranking) (base.configs[i].memory.fits ? fit : rest).push_back(i);
   if (fit.size() <= CONTENDERS) return {s, base};
+  // A fewest-GPUs search's contenders are its smallest splits (the objective's order among as many GPUs):
+  // a change makes a smaller split meet the SLOs, or the winner miss them, not the largest splits win.
+  const bool fewest = base.search->fewest_gpus_mode;
+  if (fewest)
+    std::stable_sort(fit.begin(), fit.end(), [&](std::size_t a, std::size_t b) { return gpus_of(base.configs[a]) < gpus_of(base.configs[b]); });
   std::vector<std::string> kept, dropped;
   std::set<std::string> keep;
   // The recommendation is always among them (a fewest-GPUs winner can rank behind the objective's best):
@@ -436,7 +441,8 @@ std::pair<Scenario, ScenarioResult> contenders(const Scenario& s, const Scenario
   narrowed_base.configs.clear();
   for (const auto& c : base.configs)
     if (keep.count(c.name)) narrowed_base.configs.push_back(c);
-  scope = fmt::format("probes re-ran the {} best splits that fit ({}){}; not the {} behind them ({})", kept.size(), fmt::join(kept, ", "),
+  scope = fmt::format("probes re-ran the {} {} that fit ({}){}; not the {} behind them ({})", kept.size(),
+                      fewest ? "splits with the fewest GPUs" : "best splits", fmt::join(kept, ", "),
                       rest.empty() ? "" : fmt::format(" and the {} that do not fit", rest.size()), dropped.size(), fmt::join(dropped, ", "));
   return {narrowed, narrowed_base};
 }

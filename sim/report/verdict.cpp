@@ -107,8 +107,11 @@ void explain(ScenarioResult& r) {
     if (c.preemptions > 0)
       others += fmt::format("; {} preempted sequences {} times: its KV cache holds {} blocks per replica, what {:.1f} GB of weights per GPU leave",
                             c.name, c.preemptions, c.memory.kv_blocks, c.memory.weights_B / 1e9);
-  r.reason = fmt::format("{} has the best {} ({}){}{}", win->name, r.objective, objective_metric(*win, r.objective),
-                         others.empty() ? "" : " vs ", others);
+  // A fewest-GPUs search recommends the smallest split within the SLOs, not the objective's best.
+  const bool fewest = r.search && r.search->fewest_gpus_mode && r.search->fewest_gpus_config == win->name;
+  const std::string chosen = fewest ? fmt::format("is the fewest GPUs ({}) meeting the SLOs", r.search->fewest_gpus)
+                                    : fmt::format("has the best {}", r.objective);
+  r.reason = fmt::format("{} {} ({}){}{}", win->name, chosen, objective_metric(*win, r.objective), others.empty() ? "" : " vs ", others);
   const ConfigResult* per_gpu = win;
   for (const auto& c : r.configs)
     if (c.memory.fits && c.throughput_tok_s_per_gpu > per_gpu->throughput_tok_s_per_gpu) per_gpu = &c;

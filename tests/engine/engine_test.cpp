@@ -348,4 +348,14 @@ TEST_CASE("a probe's winner follows the base run's rule: the fewest GPUs within 
   s.search = SearchSpec{};
   s.search->fewest_gpus = true;
   CHECK(probe_winner(s, at) == "3 GPUs");  // before, probes took the objective's best: every change "flipped" the winner
+  // The verdict says why it won: the fewest GPUs meeting the SLOs, not the best SLO figures (8 GPUs has those).
+  ScenarioResult r;
+  r.objective = "slo";
+  r.configs = at;
+  for (auto& c : r.configs) c.memory.fits = true;
+  r.recommendation = "3 GPUs";
+  r.search = SearchSummary{};
+  r.search->fewest_gpus_mode = true, r.search->fewest_gpus_config = "3 GPUs", r.search->fewest_gpus = 3;
+  explain(r);
+  CHECK(r.reason.rfind("3 GPUs is the fewest GPUs (3) meeting the SLOs (SLO attainment 100.0%, goodput 4.90 req/s) vs 8 GPUs", 0) == 0);
 }
