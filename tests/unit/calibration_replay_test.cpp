@@ -45,6 +45,22 @@ CollectiveCalibration entry_of(const GroupSummary& g, Protocol p, Algorithm a, d
   return c;
 }
 
+// A box's own line: `p`'s line of an entry fitted on the first `n` GPUs of `platform` (entry_of), latency L and
+// bus bandwidth B, and the run's spec forcing `protocol`.
+struct OwnLine {
+  Topology topo;
+  std::vector<int> gpus;
+  CollectiveSpec spec;
+  GroupSummary g;
+  Calibration cal;
+  OwnLine(const std::string& platform, int n, const std::string& protocol, Protocol p, Algorithm a, double latency_s, double bus_Bps)
+      : topo(load_platform_file(ROOT + "/platforms/" + platform), {}, ""), gpus(first_gpus(n)) {
+    spec.protocol = protocol;
+    g = CollectiveModel(topo, spec, nullptr).summary(CollectiveOp::all_reduce, gpus);
+    cal.collectives.push_back(entry_of(g, p, a, latency_s, bus_Bps / g.raw_Bps));
+  }
+};
+
 }  // namespace
 
 TEST_CASE("on the box it measured, a tree/Simple line replays as fitted: the default's tree fill is in its line already") {
@@ -100,19 +116,13 @@ TEST_CASE("on the box it measured, a fitted LL line replays at its own bandwidth
   // have run another protocol: the fit's label is its best line, not NCCL's). Replayed as it ran (one
   // process per GPU, NCCL_PROTO=LL), 1 MiB takes 40 us + 1 MiB x 2 x 7/8 / 126 GB/s; launched as -g 8,
   // another run, the line gives way to Ampere's LL cap, 42 GB/s (ll_max_bus_Bps).
-  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
-  const std::vector<int> gpus = first_gpus(8);
-  CollectiveSpec ll;
-  ll.protocol = "LL";
-  const GroupSummary g = CollectiveModel(topo, ll, nullptr).summary(CollectiveOp::all_reduce, gpus);
-  Calibration cal;
-  cal.collectives.push_back(entry_of(g, Protocol::LL, Algorithm::ring, 40e-6, 126e9 / g.raw_Bps));
+  OwnLine box("dgx_a100.xml", 8, "LL", Protocol::LL, Algorithm::ring, 40e-6, 126e9);
   const double S = 1024.0 * 1024, bus_B = S * 2 * 7 / 8;
-  const CollectivePlan& own = CollectiveModel(topo, ll, &cal).plan(CollectiveOp::all_reduce, S, gpus);
+  const CollectivePlan& own = CollectiveModel(box.topo, box.spec, &box.cal).plan(CollectiveOp::all_reduce, S, box.gpus);
   CHECK(own.latency_s + bus_B / own.bus_bw_Bps == doctest::Approx(40e-6 + bus_B / 126e9).scale(0));
-  CollectiveSpec g8 = ll;
+  CollectiveSpec g8 = box.spec;
   g8.gpus_per_thread = 8;
-  CHECK(CollectiveModel(topo, g8, &cal).plan(CollectiveOp::all_reduce, S, gpus).bus_bw_Bps == doctest::Approx(42e9).scale(0));
+  CHECK(CollectiveModel(box.topo, g8, &box.cal).plan(CollectiveOp::all_reduce, S, box.gpus).bus_bw_Bps == doctest::Approx(42e9).scale(0));
 }
 
 TEST_CASE("tpsim fit turns its lines into pieces where an LL or LL128 line ran NVLS, which runs Simple alone") {
@@ -157,19 +167,13 @@ TEST_CASE("on its own run an NVLS line stands for the rings and trees of its pro
   // ring/Simple (about 283 us + bus bytes / 376 GB/s) would beat it, but the log ran Simple at the fitted line's
   // pace: replayed as it ran, S = 16 MiB takes 900 us + S x 2 x 15/16 / 343 GB/s. Launched another way, the
   // defaults of the other algorithms come back and the ring wins.
-  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
-  const std::vector<int> gpus = first_gpus(16);
-  CollectiveSpec simple;
-  simple.protocol = "Simple";
-  const GroupSummary g = CollectiveModel(topo, simple, nullptr).summary(CollectiveOp::all_reduce, gpus);
-  Calibration cal;
-  cal.collectives.push_back(entry_of(g, Protocol::Simple, Algorithm::nvls_tree, 900e-6, 343e9 / g.raw_Bps));
+  OwnLine box("2x_dgx_h100_ib.xml", 16, "Simple", Protocol::Simple, Algorithm::nvls_tree, 900e-6, 343e9);
   const double S = 16.0 * 1024 * 1024, bus_B = S * 2 * 15 / 16;
-  const CollectivePlan& own = CollectiveModel(topo, simple, &cal).plan(CollectiveOp::all_reduce, S, gpus);
+  const CollectivePlan& own = CollectiveModel(box.topo, box.spec, &box.cal).plan(CollectiveOp::all_reduce, S, box.gpus);
   CHECK(own.calibrated);
   CHECK(own.latency_s + bus_B / own.bus_bw_Bps == doctest::Approx(900e-6 + bus_B / 343e9).scale(0));
-  CollectiveSpec g8 = simple;
+  CollectiveSpec g8 = box.spec;
   g8.gpus_per_thread = 8;
-  const CollectivePlan& other = CollectiveModel(topo, g8, &cal).plan(CollectiveOp::all_reduce, S, gpus);
+  const CollectivePlan& other = CollectiveModel(box.topo, g8, &box.cal).plan(CollectiveOp::all_reduce, S, box.gpus);
   CHECK(other.latency_s + bus_B / other.bus_bw_Bps < 0.5 * (900e-6 + bus_B / 343e9));
 }
