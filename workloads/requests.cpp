@@ -144,6 +144,7 @@ std::vector<Request> read_trace(const std::string& path) {
     if (r.prompt_tokens < 1 || r.output_tokens < 1) throw InputError({path, lineno, 1}, "token counts must be at least 1");
     if (!out.empty() && r.arrival_s < out.back().arrival_s) throw InputError({path, lineno, 1}, "timestamps must not decrease");
     r.id = long(out.size());
+    r.line = lineno;
     out.push_back(r);
   }
   if (out.empty()) throw InputError({path}, "trace has no requests");

@@ -16,6 +16,7 @@ struct Request {
   double arrival_s = 0;
   long prompt_tokens = 0;
   long output_tokens = 0;
+  int line = 0;  // a trace row's line in its file (0: not from a trace)
 };
 
 // `replicas` is used for closed batches: `batch` sequences per replica, all at t = 0.

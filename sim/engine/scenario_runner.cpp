@@ -137,10 +137,13 @@ void check_context(const std::vector<Request>& requests, const ModelCard& m, con
     if (r.prompt_tokens + r.output_tokens <= context) continue;
     const std::string which = varies ? fmt::format("request {}: ", r.id) : "";
     const std::string window = fmt::format("the {}-token context of {} (max_position_embeddings)", context, m.name);
+    // A trace's request is located at its row; a generated one at the scenario key that sets its lengths.
+    const bool row = w.arrivals == ArrivalKind::trace && r.line > 0;
     if (r.prompt_tokens > context)
-      throw InputError(w.prompt_where, fmt::format("{}a prompt of {} tokens is longer than {}", which, r.prompt_tokens, window));
-    throw InputError(w.output_where, fmt::format("{}{} prompt + {} output tokens do not fit in {}", which, r.prompt_tokens,
-                                                 r.output_tokens, window));
+      throw InputError(row ? Location{w.trace_path, r.line, 1} : w.prompt_where,
+                       fmt::format("{}a prompt of {} tokens is longer than {}", which, r.prompt_tokens, window));
+    throw InputError(row ? Location{w.trace_path, r.line, 1} : w.output_where,
+                     fmt::format("{}{} prompt + {} output tokens do not fit in {}", which, r.prompt_tokens, r.output_tokens, window));
   }
 }
 
