@@ -113,8 +113,10 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
                         f.weights_B / 1e9, f.activations_B / 1e9, f.capacity_B / 1e9, gpu.name, s.scheduler.gpu_memory_utilization);
   } else if (s.workload.arrivals == ArrivalKind::closed && f.kv_B > free_for_kv) {
     f.fits = false;
-    f.why = fmt::format("the batch's KV cache needs {:.1f} GB per GPU, {:.1f} GB is left after the weights", f.kv_B / 1e9,
-                        free_for_kv / 1e9);
+    // Two decimals where one would print the need and the room alike ("needs 4.3 GB, 4.3 GB is left").
+    const int digits = fmt::format("{:.1f}", f.kv_B / 1e9) == fmt::format("{:.1f}", free_for_kv / 1e9) ? 2 : 1;
+    f.why = fmt::format("the batch's KV cache needs {:.{}f} GB per GPU, {:.{}f} GB is left after the weights", f.kv_B / 1e9, digits,
+                        free_for_kv / 1e9, digits);
   }
   return f;
 }

@@ -250,6 +250,21 @@ TEST_CASE("a trace's reference step takes its mean lengths, and the run says so"
                    "breakdown) and the memory check take its mean prompt, 2000 tokens, and mean output, 20 tokens") == 1);
 }
 
+TEST_CASE("a batch whose KV cache misses the room by less than 0.05 GB says so in two decimals") {
+  Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  const GpuSpec& gpu = *find_gpu("A100-SXM4-80GB");
+  const ConfigSpec& c = s.configs.front();
+  s.workload.batch = 64;
+  const MemoryFit base = memory_fit(m, c, gpu, s);
+  // Utilisation that leaves the KV cache 4 MB short: capacity = weights + activations + KV - 4 MB.
+  s.scheduler.gpu_memory_utilization = (base.weights_B + base.activations_B + base.kv_B - 4e6) / gpu.memory_B;
+  const MemoryFit f = memory_fit(m, c, gpu, s);
+  REQUIRE_FALSE(f.fits);
+  const double room = f.capacity_B - f.weights_B - f.activations_B;
+  CHECK(f.why == fmt::format("the batch's KV cache needs {:.2f} GB per GPU, {:.2f} GB is left after the weights", f.kv_B / 1e9, room / 1e9));
+}
+
 TEST_CASE("expert parallelism with attention DP: memory and steps at its attention TP, each GPU holding its own sequences' KV") {
   const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/qwen3_30b_a3b_4gpu_nv12_sys.yaml"), {});
   const ModelCard m = load_model_card(ROOT + "/workloads/models/qwen3-30b-a3b.yaml");
