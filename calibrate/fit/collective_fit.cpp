@@ -418,13 +418,12 @@ void annotate_transfer(CollectiveFit& fit, double wire_Bps, std::optional<double
   // such line (an 8x H100 NVLS sweep's 1-128 MiB, fitted as an "LL128" line at 453 GB/s, replayed 17-48%
   // slow on the ring's defaults). Where the fit drew no pieces, the sizes each line won become pieces,
   // labelled below, so the box replays as fitted.
-  const auto impossible = [&](std::size_t i) {
-    const ProtocolFit& p = fit.protocols[i];
-    return static_cast<Protocol>(i) != Protocol::Simple && p.constrained && is_nvls(p.algorithm);
-  };
-  bool any_impossible = false;
-  for (std::size_t i = 0; i < fit.protocols.size(); ++i) any_impossible = any_impossible || impossible(i);
-  if (any_impossible && fit.pieces.empty() && !fit.forced_algorithm) pieces_from_lines(fit);
+  bool unreplayable = false;
+  for (Protocol p : {Protocol::LL, Protocol::LL128}) {
+    const ProtocolFit& line = fit.protocols[static_cast<int>(p)];
+    unreplayable = unreplayable || (line.constrained && is_nvls(line.algorithm));
+  }
+  if (unreplayable && fit.pieces.empty() && !fit.forced_algorithm) pieces_from_lines(fit);
   // So did a piece above every ring's reach (its label was the rule's, piece_labels), and NVLS runs
   // Simple alone: an 8x H100 sweep's 128 MiB-4 GiB pieces at 447-504 GB/s of bus bandwidth on rings of
   // 450 GB/s of wire were labelled ring LL, LL128 and Simple. Not under a forced algorithm: the log ran

@@ -10,6 +10,7 @@
 
 #include "config/model_scale.hpp"
 #include "model/host_staging.hpp"
+#include "model/search_summary.hpp"
 #include "model/topology.hpp"
 #include "model/threshold_search.hpp"
 #include "util/units.hpp"
@@ -491,14 +492,8 @@ std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in
 }
 
 std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at) {
-  if (!s.search || !s.search->fewest_gpus) return winner_of(at, s.objective);
-  const ConfigResult* best = nullptr;
-  for (const auto& c : at) {
-    if (!c.memory.fits || !within_slo(c, s.slo)) continue;
-    if (!best || gpus_of(c) < gpus_of(*best) || (gpus_of(c) == gpus_of(*best) && score(c, s.objective) < score(*best, s.objective)))
-      best = &c;
-  }
-  return best ? best->name : winner_of(at, s.objective);
+  const ConfigResult* fewest = s.search && s.search->fewest_gpus ? fewest_gpus_within_slo(at, s) : nullptr;
+  return fewest ? fewest->name : winner_of(at, s.objective);
 }
 
 }  // namespace tpsim

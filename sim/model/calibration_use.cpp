@@ -207,15 +207,15 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // GCP A3 Mega fit's Simple line, labelled NVLS-tree, lost 8-256 MiB to the faster default tree and replayed
   // them 11-44% fast).
   const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
-  const bool own_run = inside && !algorithm_forced;
+  const bool own_run = inside && !algorithm_forced, replay = faithful && own_run;
   const bool other_algorithm = t.nodes > 1 && e.nodes > 1 && (f.algorithm == Algorithm::tree) != (a == Algorithm::tree);
-  if ((is_nvls(f.algorithm) != is_nvls(a) && !(faithful && own_run)) || (other_algorithm && !own_run))
+  if ((is_nvls(f.algorithm) != is_nvls(a) && !replay) || (other_algorithm && !own_run))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
                                              algorithm_name(f.algorithm))};
   LineCosts c = fallback;
   // Standing for another algorithm on its own run, the line keeps its own intercept: the ratio is taken to
   // the target algorithm's default, which it then multiplies back.
-  const double default_on_fitted = default_latency_s(p, faithful && own_run ? a : f.algorithm, op, fitted_path(e, t));
+  const double default_on_fitted = default_latency_s(p, replay ? a : f.algorithm, op, fitted_path(e, t));
   const double ratio = fitted_latency / default_on_fitted;
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the

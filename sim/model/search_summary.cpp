@@ -72,14 +72,20 @@ SearchSummary summarize_search(const Scenario& s, const ScenarioResult& r, const
   }
   sum.pareto = pareto_frontier(sum.points);
   sum.fewest_gpus_mode = s.search && s.search->fewest_gpus;
-  if (sum.fewest_gpus_mode) {
-    for (std::size_t i : sum.ranking) {
-      const ConfigResult& c = r.configs[i];
-      if (!within_slo(c, s.slo)) continue;
-      if (sum.fewest_gpus_config.empty() || gpus_of(c) < sum.fewest_gpus) sum.fewest_gpus_config = c.name, sum.fewest_gpus = gpus_of(c);
-    }
-  }
+  if (sum.fewest_gpus_mode)
+    if (const ConfigResult* c = fewest_gpus_within_slo(r.configs, s)) sum.fewest_gpus_config = c->name, sum.fewest_gpus = gpus_of(*c);
   return sum;
+}
+
+const ConfigResult* fewest_gpus_within_slo(const std::vector<ConfigResult>& configs, const Scenario& s) {
+  const ConfigResult* best = nullptr;
+  for (const auto& c : configs) {
+    if (!c.memory.fits || !within_slo(c, s.slo)) continue;
+    if (!best || gpus_of(c) < gpus_of(*best) ||
+        (gpus_of(c) == gpus_of(*best) && objective_score(c, s.objective) < objective_score(*best, s.objective)))
+      best = &c;
+  }
+  return best;
 }
 
 std::string search_recommendation(const SearchSummary& sum, const ScenarioResult& r) {

@@ -15,6 +15,10 @@ SearchSummary summarize_search(const Scenario& s, const ScenarioResult& r, const
 // them strictly), by tokens/s per user ascending.
 std::vector<ParetoPoint> pareto_frontier(std::vector<ParetoPoint> points);
 
+// Among the configurations that fit and meet the SLOs, the one on the fewest GPUs (the objective's
+// best among as many); nullptr when none meets them. A fewest-GPUs search recommends it.
+const ConfigResult* fewest_gpus_within_slo(const std::vector<ConfigResult>& configs, const Scenario& s);
+
 // The recommendation of a search: the fewest-GPU split within the SLOs in that mode (when one
 // is), else the first of the ranking that fits ("" = none fits).
 std::string search_recommendation(const SearchSummary& summary, const ScenarioResult& r);

@@ -27,6 +27,14 @@ ModelCard quantised(const std::string& name, const std::string& config) {
   return load_model_card(path.string());
 }
 
+// A small card (d 64, 2 layers) whose line 6 is `quantization_config: CONFIG`, written as NAME.yaml: its path.
+std::string small_quantised_card(const std::string& name, const std::string& config) {
+  const auto path = tpsim::test::scratch_dir() / (name + ".yaml");
+  std::ofstream(path) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
+                      << "quantization_config: " << config << "\n";
+  return path.string();
+}
+
 int count_ops(const StepOps& ops, OpKind kind, CollectiveOp op = CollectiveOp::all_reduce) {
   int n = 0;
   for (const Op& o : ops.flatten()) n += o.kind == kind && (kind != OpKind::collective || o.collective == op);
@@ -176,28 +184,23 @@ TEST_CASE("an fp8 KV cache with 16-bit weights halves the KV bytes per token and
 }
 
 TEST_CASE("quantization_config and kv_cache_dtype values tpsim does not know are located errors") {
-  const auto path = tpsim::test::scratch_dir() / "bitsandbytes.yaml";
-  std::ofstream(path) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
-                      << "quantization_config: {quant_method: bitsandbytes, load_in_4bit: true}\n";
-  CHECK_THROWS_WITH_AS(load_model_card(path.string()),
-                       (path.string() + ":6:37: error: unknown quant_method 'bitsandbytes' (one of awq, gptq, fp8, mxfp4, modelopt, "
-                                        "compressed-tensors)").c_str(),
+  const std::string path = small_quantised_card("bitsandbytes", "{quant_method: bitsandbytes, load_in_4bit: true}");
+  CHECK_THROWS_WITH_AS(load_model_card(path),
+                       (path + ":6:37: error: unknown quant_method 'bitsandbytes' (one of awq, gptq, fp8, mxfp4, modelopt, "
+                               "compressed-tensors)").c_str(),
                        InputError);
   // compressed-tensors: several groups of layers with their own schemes (mixed precision), or a width tpsim has no format for;
   // located at config_groups' '{' (col 72: 71 characters before it on line 6) and at num_bits' value (col 97).
-  const auto mixed = tpsim::test::scratch_dir() / "ct_mixed.yaml";
-  std::ofstream(mixed) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
-                       << "quantization_config: {quant_method: compressed-tensors, config_groups: {a: {weights: {num_bits: 8}}, "
-                          "b: {weights: {num_bits: 4}}}}\n";
-  CHECK_THROWS_WITH_AS(load_model_card(mixed.string()),
-                       (mixed.string() + ":6:72: error: config_groups: 2 groups of layers with their own schemes (mixed precision); "
-                                         "tpsim costs one scheme for every linear layer").c_str(),
+  const std::string mixed = small_quantised_card(
+      "ct_mixed", "{quant_method: compressed-tensors, config_groups: {a: {weights: {num_bits: 8}}, b: {weights: {num_bits: 4}}}}");
+  CHECK_THROWS_WITH_AS(load_model_card(mixed),
+                       (mixed + ":6:72: error: config_groups: 2 groups of layers with their own schemes (mixed precision); "
+                                "tpsim costs one scheme for every linear layer").c_str(),
                        InputError);
-  const auto two_bits = tpsim::test::scratch_dir() / "ct_2bit.yaml";
-  std::ofstream(two_bits) << "hidden_size: 64\nnum_hidden_layers: 2\nnum_attention_heads: 4\nintermediate_size: 128\nvocab_size: 100\n"
-                          << "quantization_config: {quant_method: compressed-tensors, config_groups: {a: {weights: {num_bits: 2}}}}\n";
-  CHECK_THROWS_WITH_AS(load_model_card(two_bits.string()),
-                       (two_bits.string() + ":6:97: error: compressed-tensors weights of 2 bits are not a format tpsim knows (4, 8)").c_str(),
+  const std::string two_bits =
+      small_quantised_card("ct_2bit", "{quant_method: compressed-tensors, config_groups: {a: {weights: {num_bits: 2}}}}");
+  CHECK_THROWS_WITH_AS(load_model_card(two_bits),
+                       (two_bits + ":6:97: error: compressed-tensors weights of 2 bits are not a format tpsim knows (4, 8)").c_str(),
                        InputError);
   CHECK_THROWS_WITH_AS(kv_cache_dtype_bytes("fp8e4m3"),
                        "unknown kv_cache_dtype 'fp8e4m3' (one of auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2); did you mean 'fp8_e4m3'?",
