@@ -127,6 +127,13 @@ struct HardwareSpec {
   std::optional<double> hbm_bandwidth_Bps;  // achievable HBM bandwidth for every GPU
   std::optional<double> matmul_efficiency;  // achievable fraction of peak flops
   std::map<std::string, LinkOverride> links;  // per link kind: "nvlink", "upi", ...
+  // The SYS route scaled as a whole (the what-would-change probe and sweeps of
+  // links.sys_path.bandwidth): every PCIe, PCIe-switch, host-bridge and socket link's bandwidth and
+  // every copy through host memory times this factor, after the overrides above.
+  double sys_path_scale = 1;
+  // A sweep's target for that route's pace, turned into sys_path_scale by the engine
+  // (engine/sys_path.hpp, which knows the platform); unset once resolved.
+  std::optional<double> sys_path_Bps;
 };
 
 struct SloSpec {

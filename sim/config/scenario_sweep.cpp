@@ -53,14 +53,10 @@ const std::vector<Sweepable>& sweepables() {
         {"engine.all_reduce_jitter", "s", Quantity::time,
          [](Scenario& s, double v) { for_each_engine(s, [v](EngineSpec& e) { e.all_reduce_jitter_s = v; }); }},
         {"model.weight_bytes", "B", Quantity::size, [](Scenario& s, double v) { s.model_weight_bytes = v; }, positive_value},
-        // Every link kind a SYS route crosses (PCIe lanes and switches, host bridges, the socket link) at once.
-        // And, where the route is host-staged (P2P beyond the P2P level), the copies through host
-        // memory: every stage of the path at v.
-        {"links.sys_path.bandwidth", "B/s", Quantity::bandwidth,
-         [](Scenario& s, double v) {
-           for (const char* k : {"pcie", "pcie_switch", "host_bridge", "upi"}) link_override(s, k).bandwidth_Bps = v;
-           s.collectives.host_copy_Bps = s.collectives.socket_copy_Bps = v;
-         },
+        // The SYS route as a whole (PCIe lanes and switches, host bridges, the socket link and, where
+        // the route is host-staged, the copies through host memory): its slowest stage at v, every
+        // stage scaled alike (engine/sys_path.hpp resolves the target against the platform).
+        {"links.sys_path.bandwidth", "B/s", Quantity::bandwidth, [](Scenario& s, double v) { s.hardware.sys_path_Bps = v; },
          positive_value},
         {"collectives.host_copy_bandwidth", "B/s", Quantity::bandwidth, [](Scenario& s, double v) { s.collectives.host_copy_Bps = v; },
          positive_value},

@@ -16,6 +16,7 @@
 #include "model/parallelism.hpp"
 #include "model/placement.hpp"
 #include "pd_runner.hpp"
+#include "sys_path.hpp"
 #include "workload_grounding.hpp"
 #include "runner_parts.hpp"
 #include "model/search_summary.hpp"
@@ -409,7 +410,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
     res.sweep_unit = s.sweep->unit;
     for (double v : s.sweep->values) {
       Scenario point = s;
-      apply_sweep_value(point, s.sweep->parameter, v);
+      apply_swept_value(point, in, s.sweep->parameter, v);
       if (s.sweep->parameter == "workload.prompt_tokens") point.workload.prompt_where = s.sweep->where;
       if (s.sweep->parameter == "workload.output_tokens") point.workload.output_where = s.sweep->where;
       RunOptions untraced = opt;

@@ -13,6 +13,7 @@
 #include "model/search_summary.hpp"
 #include "model/topology.hpp"
 #include "model/threshold_search.hpp"
+#include "sys_path.hpp"
 #include "util/units.hpp"
 
 namespace tpsim {
@@ -113,7 +114,7 @@ std::vector<ConfigResult> evaluate_at(const Scenario& s, const Inputs& in, const
                                      const std::string& always = "") {
   budget.check();
   Scenario point = s;
-  apply_sweep_value(point, parameter, v);
+  apply_swept_value(point, in, parameter, v);
   try {
     std::vector<ConfigResult> at = parameter == "model.weight_bytes" ? evaluate(point, with_scenario_model(in, point), always)
                                                                      : evaluate(point, in, always);
@@ -188,25 +189,6 @@ std::optional<double> link_value(const Scenario& s, const Inputs& in, const std:
   return std::nullopt;
 }
 
-// Whether a SYS route of the platform runs host-staged (beyond the P2P level, or P2P off).
-bool sys_routes_staged(const Scenario& s, const Inputs& in) {
-  const Topology topo(in.platform, s.hardware, s.collectives.p2p_level, s.collectives.nccl_version);
-  for (const auto& a : in.platform.gpus)
-    for (const auto& b : in.platform.gpus)
-      if (a.index < b.index && a.node == b.node) {
-        const GpuPath& path = topo.path(a.index, b.index);
-        if (path.path_class == PathClass::SYS && path.staged) return true;
-      }
-  return false;
-}
-
-// The slowest copy through host memory a staged SYS route makes: the socket copy (the scenario's or
-// the default), or the host copy when that is slower.
-double slowest_staged_copy(const Scenario& s) {
-  const StagingRates d = default_staging_rates();
-  return std::min(s.collectives.host_copy_Bps.value_or(d.host_copy_Bps), s.collectives.socket_copy_Bps.value_or(d.socket_copy_Bps));
-}
-
 // The scenario's own value of a parameter, or why it has none.
 std::optional<double> base_value(const std::string& p, const Scenario& s, const Inputs& in, std::string* why) {
   const WorkloadSpec& w = s.workload;
@@ -228,12 +210,9 @@ std::optional<double> base_value(const std::string& p, const Scenario& s, const 
   if (p == "collectives.fixed_latency" && s.collectives.fixed_latency_s) return *s.collectives.fixed_latency_s;
   if (p == "hardware.hbm_bandwidth" && s.hardware.hbm_bandwidth_Bps) return *s.hardware.hbm_bandwidth_Bps;
   if (p == "links.sys_path.bandwidth") {
-    std::optional<double> low;
-    for (const char* k : {"pcie", "pcie_switch", "host_bridge", "upi"})
-      if (auto v = link_value(s, in, k, true)) low = std::min(low.value_or(INF), *v);
-    if (!low) *why = "the platform has no PCIe, host-bridge or socket links";
-    else if (sys_routes_staged(s, in)) low = std::min(*low, slowest_staged_copy(s));
-    return low;
+    const auto now = sys_path_bandwidth(s, in);
+    if (!now) *why = "the platform has no PCIe, host-bridge or socket links";
+    return now;
   }
   if (p.rfind("links.", 0) == 0) {
     const std::string kind = p.substr(6, p.rfind('.') - 6);

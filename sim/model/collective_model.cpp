@@ -48,6 +48,7 @@ StagingRates CollectiveModel::staging_rates() const {
   StagingRates r = default_staging_rates();
   if (spec_.host_copy_Bps) r.host_copy_Bps = *spec_.host_copy_Bps, r.host_copy_given = true;
   if (spec_.socket_copy_Bps) r.socket_copy_Bps = *spec_.socket_copy_Bps, r.socket_copy_given = true;
+  r.scale = topology_.sys_path_scale();
   return r;
 }
 

@@ -68,8 +68,8 @@ StagedEdge staged_edge(const PlatformDesc& platform, const GpuPath& path) {
 }
 
 double staged_rate_Bps(const StagedEdge& e, const StagingRates& r) {
-  const double rate = std::min({e.up_Bps, r.host_copy_Bps, e.down_Bps});
-  return e.crosses_socket ? std::min(rate, r.socket_copy_Bps) : rate;
+  const double rate = std::min({e.up_Bps, r.host_copy_Bps * r.scale, e.down_Bps});
+  return e.crosses_socket ? std::min(rate, r.socket_copy_Bps * r.scale) : rate;
 }
 
 namespace {
@@ -108,9 +108,11 @@ std::string staging_note(const StagedEdge& e, const StagingRates& r) {
                                  "the staged time may then be too slow (NVIDIA's figure, nccl#406: 12 GB/s instead of 6 to 9); "
                                  "NCCL_NET_DISABLE_INTRA=1 keeps the pair on shared memory, as simulated"
                                : "";
-  return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, {}{}",
-                     e.up_Bps / 1e9, r.host_copy_Bps / 1e9, e.down_Bps / 1e9,
-                     socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence, nics);
+  const std::string scaled = r.scale != 1 ? fmt::format("; copies x {:.3g} with the SYS route (links.sys_path.bandwidth)", r.scale) : "";
+  return fmt::format("host-staged (P2P off or not allowed): pace min(PCIe {:.3g}, host copy {:.3g}, PCIe {:.3g}{}) = {:.3g} GB/s, {}{}{}",
+                     e.up_Bps / 1e9, r.host_copy_Bps * r.scale / 1e9, e.down_Bps / 1e9,
+                     socket ? fmt::format(", socket copy {:.3g}", r.socket_copy_Bps * r.scale / 1e9) : "", staged_rate_Bps(e, r) / 1e9, whence,
+                     scaled, nics);
 }
 
 bool above_staged_legs(const StagedEdge& e, double bus_Bps) { return bus_Bps > 1.01 * std::min(e.up_Bps, e.down_Bps); }

@@ -34,6 +34,7 @@ struct StagingRates {
   // Set by the scenario (collectives.host_copy_bandwidth / socket_copy_bandwidth): a calibration's
   // rate does not replace it.
   bool host_copy_given = false, socket_copy_given = false;
+  double scale = 1;  // HardwareSpec::sys_path_scale: every copy through host memory (given, fitted or default) times it
 };
 StagingRates default_staging_rates();
 

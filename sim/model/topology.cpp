@@ -21,17 +21,24 @@ PathClass parse_path_class(const std::string& name) {
   throw ValueError("unknown path class '" + name + "' (NVL, PIX, PXB, PHB, SYS or NET)");
 }
 
+bool on_sys_route(LinkKind k) {
+  return k == LinkKind::pcie || k == LinkKind::pcie_switch || k == LinkKind::host_bridge || k == LinkKind::upi;
+}
+
 Topology::Topology(PlatformDesc platform, const HardwareSpec& overrides, const std::string& p2p_level_override,
                    std::string nccl_version)
     : platform_(std::move(platform)),
       explicit_level_(p2p_level_override.empty() ? platform_.p2p_level : p2p_level_override),
-      nccl_version_(std::move(nccl_version)) {
+      nccl_version_(std::move(nccl_version)),
+      sys_path_scale_(overrides.sys_path_scale) {
   for (auto& l : platform_.links) {
     latency_added_.push_back(0);
     auto it = overrides.links.find(link_kind_name(l.kind));
-    if (it == overrides.links.end()) continue;
-    if (it->second.bandwidth_Bps) l.bandwidth_Bps = *it->second.bandwidth_Bps;
-    if (it->second.latency_s) latency_added_.back() = *it->second.latency_s - l.latency_s, l.latency_s = *it->second.latency_s;
+    if (it != overrides.links.end()) {
+      if (it->second.bandwidth_Bps) l.bandwidth_Bps = *it->second.bandwidth_Bps;
+      if (it->second.latency_s) latency_added_.back() = *it->second.latency_s - l.latency_s, l.latency_s = *it->second.latency_s;
+    }
+    if (on_sys_route(l.kind)) l.bandwidth_Bps *= sys_path_scale_;
   }
   if (!explicit_level_.empty() && explicit_level_ != "OFF") parse_path_class(explicit_level_);  // validates
 }

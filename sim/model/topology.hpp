@@ -42,6 +42,9 @@ struct GpuPath {
   double bottleneck_Bps = 0;    // narrowest link on the way
 };
 
+// The link kinds a SYS route crosses besides NVLink: PCIe lanes and switches, host bridges, the socket link.
+bool on_sys_route(LinkKind k);
+
 class Topology {
 public:
   // Throws InputError (located at the platform file) when a needed route is missing. `nccl_version`:
@@ -50,6 +53,8 @@ public:
            std::string nccl_version = "");
 
   const PlatformDesc& platform() const { return platform_; }
+  // HardwareSpec::sys_path_scale: already applied to the links; the copies through host memory take it too.
+  double sys_path_scale() const { return sys_path_scale_; }
   // Path between two GPU indices; throws ValueError when they are not connected. NCCL's default
   // P2P level can depend on how many GPUs of the communicator share a node (AMD CPUs, see
   // config/p2p_policy.hpp): `local_gpus` is that number; without it, every GPU of from_gpu's node.
@@ -85,6 +90,7 @@ private:
   std::vector<double> latency_added_;  // per link: scenario override minus the platform's latency
   std::string explicit_level_;         // "OFF", the scenario's or the platform's level; "" = NCCL's default
   std::string nccl_version_;           // whose default ("": a current NCCL)
+  double sys_path_scale_;              // HardwareSpec::sys_path_scale, applied to the links
   mutable std::map<std::tuple<int, int, std::string>, GpuPath> paths_;
 };
 

@@ -146,7 +146,7 @@ std::string what_changes(const Change& c) {
 
 std::string where(const Change& c) {
   if (!c.threshold_name.empty()) return "";
-  const std::string unit_note = c.parameter == "links.sys_path.bandwidth" ? " on every PCIe, host-bridge and socket link of the route" : "";
+  const std::string unit_note = c.parameter == "links.sys_path.bandwidth" ? " for its slowest stage, every PCIe, host-bridge and socket link and host copy of the route scaled alike" : "";
   return fmt::format(" ({} {} {}{}, against {} today)", c.parameter, c.direction == "above" ? "at or above" : "at or below",
                      named_or_value(c), unit_note, c.base ? format_in_unit(*c.base, c.unit) : "?");
 }

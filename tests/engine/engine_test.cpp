@@ -8,7 +8,10 @@
 #include "config/model_card.hpp"
 #include "config/scenario.hpp"
 #include "engine/runner_parts.hpp"
+#include "engine/scenario_eval.hpp"
 #include "engine/scenario_runner.hpp"
+#include "engine/sys_path.hpp"
+#include "model/host_staging.hpp"
 #include "engine/what_would_change.hpp"
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
@@ -373,4 +376,38 @@ TEST_CASE("a probe's winner follows the base run's rule: the fewest GPUs within 
   r.search->fewest_gpus_mode = true, r.search->fewest_gpus_config = "3 GPUs", r.search->fewest_gpus = 3;
   explain(r);
   CHECK(r.reason.rfind("3 GPUs is the fewest GPUs (3) meeting the SLOs (SLO attainment 100.0%, goodput 4.90 req/s) vs 8 GPUs", 0) == 0);
+}
+
+TEST_CASE("links.sys_path.bandwidth scales the SYS route as a whole: its value now is the platform itself") {
+  // The main job's box: the pairs meet over SYS beyond Intel's P2P level, so a SYS route is host-staged
+  // and its pace now is the slower copy through host memory, the default socket copy (1.44 GB/s),
+  // below every PCIe (24 GB/s), host-bridge and socket link.
+  const Scenario s = load_scenario(ROOT + "/scenarios/4gpu_nv12_sys.yaml");
+  const Inputs in = load_inputs(s);
+  const auto now = sys_path_bandwidth(s, in);
+  REQUIRE(now);
+  CHECK(*now == doctest::Approx(default_staging_rates().socket_copy_Bps));
+  // At its value now nothing moves (before, every PCIe link was set to 1.44 GB/s: not the platform).
+  Scenario same = s;
+  apply_swept_value(same, in, "links.sys_path.bandwidth", *now);
+  CHECK(same.hardware.sys_path_scale == doctest::Approx(1.0));
+  CHECK_FALSE(same.hardware.sys_path_Bps);
+  // At twice that, every stage runs twice as fast: the PCIe lanes 2 x 24 GB/s and the copies 2 x theirs.
+  Scenario twice = s;
+  apply_swept_value(twice, in, "links.sys_path.bandwidth", 2 * *now);
+  CHECK(twice.hardware.sys_path_scale == doctest::Approx(2.0));
+  CHECK(*sys_path_bandwidth(twice, in) == doctest::Approx(2 * *now));
+  const Topology topo(in.platform, twice.hardware, twice.collectives.p2p_level);
+  for (std::size_t i = 0; i < in.platform.links.size(); ++i) {
+    const LinkDesc& l = in.platform.links[i];
+    CHECK(topo.platform().links[i].bandwidth_Bps == doctest::Approx(on_sys_route(l.kind) ? 2 * l.bandwidth_Bps : l.bandwidth_Bps));
+  }
+  // The copies through host memory follow: an all-reduce across the pairs (GPUs 0 and 2, host-staged
+  // across the sockets) runs at twice its bus bandwidth, the socket copy's pace doubled.
+  const Topology base_topo(in.platform, s.hardware, s.collectives.p2p_level);
+  const CollectiveModel base_cm(base_topo, s.collectives, nullptr), twice_cm(topo, twice.collectives, nullptr);
+  const CollectivePlan& a = base_cm.plan(CollectiveOp::all_reduce, 64.0 * (1 << 20), {0, 2});
+  const CollectivePlan& b = twice_cm.plan(CollectiveOp::all_reduce, 64.0 * (1 << 20), {0, 2});
+  REQUIRE(a.staged);
+  CHECK(b.bus_bw_Bps == doctest::Approx(2 * a.bus_bw_Bps));
 }
