@@ -208,6 +208,13 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // them 11-44% fast).
   const bool faithful = inside && f.fitted && e.gpus_per_thread == gpus_per_thread;
   const bool own_run = inside && !algorithm_forced, replay = faithful && own_run;
+  // One node's NVLS runs a chunk pipeline whose cost grows with the size in steps (nvls_pipeline_s): a
+  // straight line through its sizes has that in its slope and intercept, which mean nothing on another
+  // box's sizes and ranks. The DGX H100 fit's NVLS line (67 us + bus bytes / 468 GB/s) took Together's
+  // H100 sweep from 1.9% to 27.4% and nccl-tests#290's from 0.3% to 31.6% through the default's ratio.
+  if (a == Algorithm::nvls && !faithful)
+    return {fallback, "default", fmt::format("{}: an NVLS line replays on the box it measured only (one node's NVLS is a chunk pipeline, "
+                                             "not a line: the default's pipeline stands)", line)};
   const bool other_algorithm = t.nodes > 1 && e.nodes > 1 && (f.algorithm == Algorithm::tree) != (a == Algorithm::tree);
   if ((is_nvls(f.algorithm) != is_nvls(a) && !replay) || (other_algorithm && !own_run))
     return {fallback, "default", fmt::format("{}: not used for {} {} (the line ran {})", line, algorithm_name(a), protocol_name(p),
@@ -235,9 +242,9 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // 8 B-2 KiB, below LL's synchronisation).
   if (carry_latency) {
     const double wire_s = latency_steps(a, op, t.nranks) * t.wire_latency_s;
-    const double size_terms_s = faithful ? fallback.tree_fill_s + fallback.ll_sync_s : 0.0;
+    const double size_terms_s = faithful ? fallback.tree_fill_s + fallback.ll_sync_s + fallback.nvls_pipeline_s : 0.0;
     c.latency_s = ratio * (fallback.latency_s - size_terms_s - wire_s) + wire_s;
-    if (faithful) c.tree_fill_s = 0, c.ll_sync_s = 0;
+    if (faithful) c.tree_fill_s = 0, c.ll_sync_s = 0, c.nvls_pipeline_s = 0;
   }
   // NVLS's bus factor grows with the ranks (it moves S per rank): carry its share of the wire per byte
   // moved, and its ports' S (1 + 1/N) from the fitted GPUs of a node to the target's (nvls_ranks_factor).

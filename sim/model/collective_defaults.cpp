@@ -106,20 +106,26 @@ constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
 // 0.74 / 0.85 of the Hopper share measured here (nvls_generation_share), 0.54 of its port. Checked, not
 // fitted: a published 8x HGX B200 sweep (tests/data/measured/nccl/8x-b200-hgx-vultr-2026.log) reaches
 // 481.7 GB/s algbw at 16 GiB, 0.535 of the 900 GB/s port (0.62 would have it 14% faster).
-constexpr double NVLS_EFF = 0.62;
+// The share and NVLS's chunk pipeline (nvls_pipeline_s) were fitted together on the recorded DGX H100
+// log's 2 MiB-16 GiB (where NCCL runs NVLS on 8 H100: it leaves rings at 2 MiB, NCCL 2.30's own
+// choice on 8x H100 and 8x H200): a fixed 11 us, 1.8 loops of fill, 4.3 us a loop and 0.657 of the
+// port (517 GB/s of bus bandwidth), all within 4.5% (derived; the earlier line, 67 us + bus bytes /
+// 468 GB/s, fitted 16 MiB up and ran 2-8 MiB 40-90% slow). Checked, not fitted
+// (tests/data/measured/SOURCES.md): Together's -g 8 H100 sweep 2 MiB-8 GiB within 6.5%, nccl-tests#290's
+// 128 MiB-4 GiB within 3.4%, the 8x B200 sweep 128 MiB-16 GiB within 6% (its step between 1 and 2
+// GiB, where 24 channels of 8 heads move to 128 KiB chunks at 1.5 GiB; 4-64 MiB 17-23% fast).
+constexpr double NVLS_EFF = 0.657;
 constexpr double NCCL_NVLS_EFFICIENCY_HOPPER = 0.85, NCCL_NVLS_EFFICIENCY_BLACKWELL = 0.74;
-// NVLS streams only once its pipeline is full: the recorded DGX H100 log's NVLS sizes (16 MiB and
-// up) fit 67 us + bus bytes / 468 GB/s; NCCL's own base latency (18-25 us) leaves 16-128 MiB
-// 25-35% too fast.
-constexpr double NVLS_BASE_LAT = 55.0 * US;
+constexpr double NVLS_BASE_LAT = 11.0 * US;
+constexpr double NVLS_FILL_LOOPS = 1.8, NVLS_LOOP_S = 4.3 * US;
 // NVLS-tree across nodes (NCCL's NVLS_TREE): NVLS inside the nodes, then 2 log2(nodes) network
 // steps of a tree (up and down). The recorded 2x HGX H100 InfiniBand log's NVLS-tree sizes (128 MiB
 // to 16 GiB) fit 215 us + S / 251.5 GB/s within 0.3%: a step costs (215 - 55) / 2 = 80 us (derived;
 // NCCL's tuner counts 14, tuning.cc hwLat NET NVLSTree, which leaves 128 MiB-1 GiB 20-30% fast),
 // and the NVLS part runs at 251.5 / 450 = 0.56 of a GPU's port (derived; one node's NVLS reaches
-// 0.62). Checked on two logs it was not fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE
+// 0.62 then; 0.657 with its pipeline). Checked on two logs it was not fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE
 // 231 us + S / 259 GB/s, 2x H100 InfiniBand with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
-constexpr double NVLS_TREE_NET_STEP = 80.0 * US;
+constexpr double NVLS_TREE_BASE_LAT = 55.0 * US, NVLS_TREE_NET_STEP = 80.0 * US;
 constexpr double NVLS_TREE_EFF = 0.56;  // Hopper's; later GPUs x nvls_generation_share, as NVLS_EFF
 // NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
 // that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
@@ -206,11 +212,12 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
                            : path.transport == NetTransport::efa ? efa_step_s(p, path.gdr_flush)
                                                                  : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
-  if (a == Algorithm::nvls_tree) return base + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
+  if (a == Algorithm::nvls_tree) return NVLS_TREE_BASE_LAT + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
   const bool pairwise = is_pairwise(op);
   // Pairwise sends (send/recv, all-to-all) wait on no neighbour's step: NCCL's figures.
   const double hop = hop_latency_s(path.worst_class, path.staged, p, a, pairwise);
-  if (path.worst_class != PathClass::NET || nodes <= 1 || a == Algorithm::nvls) return base + latency_steps(a, op, n) * hop;
+  if (a == Algorithm::nvls) return base;  // the switch's reduce and multicast: in NVLS_BASE_LAT and its pipeline
+  if (path.worst_class != PathClass::NET || nodes <= 1) return base + latency_steps(a, op, n) * hop;
   if (pairwise) return base + latency_steps(a, op, n) * (hop + transport);
   // NCCL's tuner (tuning.cc): only the steps that cross nodes pay the network's hop; with one GPU
   // per node every step does, at the tree's network latency.
@@ -267,6 +274,27 @@ double chain_rate_Bps(PathClass intra, double chain_Bps) { return chain_Bps * (i
 double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass intra, double chain_Bps, double node_net_Bps) {
   const double chain = chain_rate_Bps(intra, chain_Bps) / 2;
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
+}
+
+int nvls_channels(int compute_capability, std::string_view nccl_version) {
+  if (compute_capability < 100) return 16;  // NVLS_NCHANNELS_SM90
+  return nccl_before(nccl_version, 2, 27) ? 32 : 24;  // SM100, SM100_NVL from 2.27
+}
+
+double nvls_chunk_B(double size_B, double concurrent) {
+  double chunk = 128 * 1024.0;  // nvlsChunkSize
+  if (size_B < 64 * concurrent * chunk) chunk = 64 * 1024.0;
+  if (size_B < 8 * concurrent * chunk) chunk = 32 * 1024.0;
+  if (size_B < 2 * concurrent * chunk) chunk = 16 * 1024.0;
+  return chunk;
+}
+
+double nvls_pipeline_s(const NvlsPipeline& p) {
+  const double concurrent = double(nvls_channels(p.compute_capability, p.nccl_version)) * p.nranks;  // channels x heads
+  const double chunk = nvls_chunk_B(p.size_B, concurrent);
+  const double loops = std::max(1.0, std::ceil(p.size_B / (concurrent * chunk)));
+  const double loop_s = NVLS_LOOP_S + concurrent * chunk * bus_factor(p.op, p.nranks) / p.bus_bw_Bps;
+  return NVLS_FILL_LOOPS * loop_s + loops * NVLS_LOOP_S;
 }
 
 namespace {

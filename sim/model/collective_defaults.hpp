@@ -123,6 +123,28 @@ struct TreeFill {
 };
 double tree_fill_s(const TreeFill& t);
 
+// NVLS on one node streams S in loops: each of NCCL's NVLS channels (16 on Hopper; on Blackwell 24
+// from NCCL 2.27, 32 before) and heads (one per GPU) moves one chunk a loop, 128 KiB (nvlsChunkSize),
+// halved to 64 KiB below 64 x channels x heads x 128 KiB, to 32 KiB below 8 x that x 64 KiB and to
+// 16 KiB below 2 x that x 32 KiB (enqueue.cc calcCollChunking, since NCCL 2.18): small sizes run
+// small chunks. A loop costs NVLS_LOOP_S beyond its bytes, and the pipeline fills over
+// NVLS_FILL_LOOPS loops before it streams:
+//   pipeline = fill x (loop + channels x heads x chunk x bus factor / bus bandwidth) + loops x loop,
+//   loops = ceil(S / (channels x heads x chunk)).
+// Its fixed cost (NVLS_BASE_LAT) and the loop terms were fitted with NVLS's share of the port
+// (collective_defaults.cpp).
+struct NvlsPipeline {
+  double size_B = 0;
+  int nranks = 1;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bus_bw_Bps = 0;
+  int compute_capability = 90;
+  std::string_view nccl_version;
+};
+int nvls_channels(int compute_capability, std::string_view nccl_version);
+double nvls_chunk_B(double size_B, double concurrent);
+double nvls_pipeline_s(const NvlsPipeline& p);
+
 // LL's synchronisation per step once NCCL has grown its thread group past the smallest: NCCL runs a
 // small LL collective on one channel of 64 threads (enqueue.cc halves 512 threads while below the
 // per-thread threshold, 8 B of LL, x ranks on a ring, and stops at 64) and adds threads and channels

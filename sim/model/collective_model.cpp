@@ -104,6 +104,10 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
     c.ll_sync_s = std::max(0.0, ll_sync_s(a, op, n, g.nodes, size_B) - launch_stagger_s - size_B * bus_factor(op, n) / c.bus_bw_Bps);
     c.latency_s += c.ll_sync_s;
   }
+  if (a == Algorithm::nvls) {
+    c.nvls_pipeline_s = nvls_pipeline_s({size_B, n, op, c.bus_bw_Bps, g.compute_capability, nccl_version});
+    c.latency_s += c.nvls_pipeline_s;
+  }
   return c;
 }
 
@@ -426,6 +430,7 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
         plan.tree_correction = c.calibrated ? 1.0 : c.tree_correction;
         plan.tree_fill_s = c.calibrated ? 0.0 : c.tree_fill_s;
         plan.ll_sync_s = c.calibrated ? 0.0 : c.ll_sync_s;
+        plan.nvls_pipeline_s = c.calibrated ? 0.0 : c.nvls_pipeline_s;
       }
     }
 }

@@ -160,28 +160,48 @@ TEST_CASE("an uncalibrated Blackwell or one-process A100 NVLink group says its s
 
 TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the ring's bus bandwidth") {
   // DGX H100: 450 GB/s NVSwitch ports. A ring's bus bandwidth is at most the port (Simple: 450 GB/s);
-  // NVLS moves S per rank at 62% of the port: bus bandwidth 0.62 x 450 x 2(N-1)/N = 488 GB/s at N=8.
+  // NVLS moves S per rank at 65.7% of the port: bus bandwidth 0.657 x 450 x 2(N-1)/N = 517.4 GB/s at N=8.
   Topology topo(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
   CollectiveModel cm(topo, {}, nullptr);
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
   const CollectivePlan& big = cm.plan(CollectiveOp::all_reduce, 1 << 30, all);
   CHECK(big.algorithm == Algorithm::nvls);
-  CHECK(big.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 1.75).scale(0));
+  CHECK(big.bus_bw_Bps == doctest::Approx(0.657 * 450e9 * 1.75).scale(0));
+  // Its chunk pipeline at 1 GiB: 16 channels x 8 heads = 128 chunks a loop, 128 KiB each (1 GiB is not
+  // below 64 x 128 x 128 KiB), 64 loops; a loop 4.3 us + 128 x 128 KiB x 1.75 / 517.4 GB/s = 61.05 us:
+  // 1.8 x 61.05 + 64 x 4.3 = 385.1 us, on NVLS's fixed 11 us.
+  CHECK(big.nvls_pipeline_s == doctest::Approx(1.8 * (4.3e-6 + 128 * 131072 * 1.75 / (0.657 * 450e9 * 1.75)) + 64 * 4.3e-6).scale(0));
+  CHECK(big.latency_s == doctest::Approx(11e-6 + big.nvls_pipeline_s).scale(0));
+  // Below 8 MiB the chunk is 16 KiB (2 x 128 x 32 KiB = 8 MiB), from 64 MiB 64 KiB: small sizes run small chunks.
+  CHECK(nvls_chunk_B(4 << 20, 128) == 16384);
+  CHECK(nvls_chunk_B(8 << 20, 128) == 32768);
+  CHECK(nvls_chunk_B(64 << 20, 128) == 65536);
+  CHECK(nvls_chunk_B(1 << 30, 128) == 131072);
+  // Blackwell runs 24 NVLS channels on one node from NCCL 2.27 (32 before, 16 on Hopper): its 128 KiB
+  // chunks start at 64 x 24 x 8 x 128 KiB = 1.5 GiB, the step the 8x B200 sweep shows between 1 and 2 GiB.
+  CHECK(nvls_channels(90, "") == 16);
+  CHECK(nvls_channels(100, "") == 24);
+  CHECK(nvls_channels(100, "2.26.2") == 32);
   CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
   // An NVLS all-reduce's ports carry S (1 + 1/N) (multimem.ld_reduce out, multimem.st in): the 8-rank
   // share moves to other rank counts by (1 + 1/8) / (1 + 1/N), 0.9 on 4 GPUs of the same box:
-  // bus bandwidth 0.62 x 450 x 0.9 x 2(4-1)/4 = 376.7 GB/s (a published 4-GPU H100 sweep: 367).
+  // bus bandwidth 0.657 x 450 x 0.9 x 2(4-1)/4 = 399.1 GB/s (a published 4-GPU H100 sweep: 367).
   CHECK(nvls_ranks_factor(CollectiveOp::all_reduce, 8) == 1.0);
   CHECK(nvls_ranks_factor(CollectiveOp::all_reduce, 4) == doctest::Approx(1.125 / 1.25).scale(0));
   CHECK(nvls_ranks_factor(CollectiveOp::all_gather, 4) == 1.0);
-  const CollectivePlan& four = cm.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3});
+  CollectiveSpec nvls;
+  nvls.algorithm = "nvls";
+  const CollectivePlan& four = CollectiveModel(topo, nvls, nullptr).plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3});
   CHECK(four.algorithm == Algorithm::nvls);
-  CHECK(four.bus_bw_Bps == doctest::Approx(0.62 * 450e9 * 0.9 * 1.5).scale(0));
-  // Blackwell (sm_100) reaches less of its port: 0.62 x NCCL's nvlsEfficiency 0.74 / 0.85 (tuning.cc), 0.54.
+  CHECK(four.bus_bw_Bps == doctest::Approx(0.657 * 450e9 * 0.9 * 1.5).scale(0));
+  // Left to choose, 4 GPUs run a ring at 1 GiB: half the heads, so twice NVLS's loops for the bytes (128 x
+  // 4.3 us), as NCCL 2.29 chooses on 2 and 4 GPUs of an H100 node (NVLS from 6).
+  CHECK(cm.plan(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3}).algorithm == Algorithm::ring);
+  // Blackwell (sm_100) reaches less of its port: 0.657 x NCCL's nvlsEfficiency 0.74 / 0.85 (tuning.cc), 0.57.
   CHECK(nvls_generation_share(90) == 1.0);
   CHECK(nvls_generation_share(100) == doctest::Approx(0.74 / 0.85).scale(0));
   CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::nvls, CollectiveOp::all_reduce, 8, PathClass::NVL, false, 900e9, 100) ==
-        doctest::Approx(0.62 * 0.74 / 0.85 * 900e9 * 1.75).scale(0));
+        doctest::Approx(0.657 * 0.74 / 0.85 * 900e9 * 1.75).scale(0));
   // Not on A100's NVSwitch (NVLink SHARP needs Hopper's third-generation switch): a ring at 80% of
   // the 300 GB/s port, 240 GB/s, against the recorded 235 GB/s of 8x A100 at 8 GiB.
   Topology a100(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
@@ -287,19 +307,27 @@ TEST_CASE("LL's step synchronisation: 0.33 us a step once NCCL grows its threads
 TEST_CASE("an LL128 all-reduce on one NVLink node: 0.48 of the wire before Hopper (measured), NCCL's share from Hopper") {
   // 8 MiB on 8 ranks, bus bytes 14/8 x 8 MiB = 14.68 MB. A100 (300 GB/s ports): LL128 at 0.48 x 300 =
   // 144 GB/s, 40.6 + 101.9 = 142.5 us. H100 (450 GB/s): NCCL's share, 0.8 x 120/128 x 450 = 337.5 GB/s,
-  // 40.6 + 43.5 = 84.1 us, ahead of NVLS (72.6 + 14.68 MB / 488 GB/s = 102.7 us): NCCL runs a ring
-  // there (the DGX H100 log: 83.0 us).
+  // 40.6 + 43.5 = 84.1 us under NCCL_PROTO=LL128; left to choose, H100 runs NVLS there (81.3 us, below).
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+  CollectiveSpec ll128;
+  ll128.protocol = "LL128";
   for (auto [file, bus_Bps, time_us] : {std::tuple{"dgx_a100.xml", 144e9, 142.5}, std::tuple{"dgx_h100.xml", 337.5e9, 84.1}}) {
     CAPTURE(file);
     Topology topo(load_platform_file(ROOT + "/platforms/" + file), {}, "");
-    const CollectiveModel model(topo, {}, nullptr);
+    const CollectiveModel model(topo, ll128, nullptr);
     const CollectivePlan& c = model.plan(CollectiveOp::all_reduce, 8 << 20, all);
     CHECK(c.algorithm == Algorithm::ring);
     CHECK(c.protocol == Protocol::LL128);
     CHECK(c.bus_bw_Bps == doctest::Approx(bus_Bps).scale(0));
     CHECK(c.time_s() == doctest::Approx(time_us * 1e-6).scale(0).epsilon(1e-3));
   }
+  // NVLS at 8 MiB: 8 MiB is not below 2 x 128 x 32 KiB, so 32 KiB chunks, 2 loops; a loop 4.3 us +
+  // 128 x 32 KiB x 1.75 / 517.4 GB/s = 18.49 us: 11 + 1.8 x 18.49 + 2 x 4.3 + 14.68 MB / 517.4 GB/s = 81.3 us,
+  // below the ring's 84.1 (the DGX H100 log: 83.0 us; NCCL 2.30 runs NVLS from 2 MiB on 8x H100).
+  Topology h100(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  const CollectivePlan& auto_plan = CollectiveModel(h100, {}, nullptr).plan(CollectiveOp::all_reduce, 8 << 20, all);
+  CHECK(auto_plan.algorithm == Algorithm::nvls);
+  CHECK(auto_plan.time_s() == doctest::Approx(81.3e-6).scale(0).epsilon(1e-3));
 }
 
 TEST_CASE("tpsim collective --json: one row per size with its plan, units named, the measured time when compared") {
