@@ -56,6 +56,7 @@ int run_scenario_command(int argc, char** argv) {
   app.add_option("--launch-config", launch_configs, "also write launch scripts for this configuration (repeatable)");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   app.add_flag("--force-flows", flows, "run every collective as SimGrid flows (no closed-form fast path)");
+  app.set_version_flag("--version", std::string("tpsim ") + TPSIM_VERSION);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (std::error_code ec; !std::filesystem::exists(scenario_path, ec))  // a mistyped subcommand lands here too
     throw InputError({scenario_path}, "no such scenario file (tpsim SCENARIO.yaml, or a subcommand: collective, fit, topo)");
