@@ -60,10 +60,11 @@ std::vector<EngineProfile> build() {
       {.name = "trtllm",
        .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128",
        .custom_all_reduce = trtllm_custom_all_reduce(), .cuda_graph_max_batch = 128, .all_reduce_jitter_s = spread,
-       .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false,
+       .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false, .kv_share_of_free = true,
        .tp_check = "held out, TensorRT-LLM on H100 and A100 40 GB within 4.3% and 3.9% at TP=2/4 (medians over 15 groups; Argonne "
                    "LLM-Inference-Bench) and NeMo/TensorRT-LLM on DGX A100 and H100 within 1.1% and 3.5% at TP=2/4/8 (README \"Validation\")",
-       .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128"},
+       .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128, "
+                 "KvCacheConfig free_gpu_memory_fraction 0.9 (of the memory free after the model loads)"},
       {.name = "tgi",
        .description = "Text Generation Inference: a Rust router, a Python process per shard, NCCL all-reduce, CUDA graphs up to 32",
        .custom_all_reduce = std::nullopt, .cuda_graph_max_batch = 32, .all_reduce_jitter_s = spread, .max_num_seqs = 128, .max_batched_tokens = 4096,

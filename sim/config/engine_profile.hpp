@@ -33,6 +33,10 @@ struct EngineProfile {
   int max_num_seqs = 256;
   int max_batched_tokens = 8192;
   bool chunked_prefill = false;
+  // The scheduler's gpu_memory_utilization is a share of the memory the weights and activations leave
+  // (TensorRT-LLM's kv_cache_free_gpu_memory_fraction, 0.9), not of the whole GPU (vLLM's
+  // gpu_memory_utilization, SGLang's mem_fraction_static): the KV cache gets that share of what is left.
+  bool kv_share_of_free = false;
   // What held-out TP-scaling measurements of this engine showed (README "Validation"); said with every
   // configuration of TP > 1. Empty where none was checked.
   std::string tp_check = "";

@@ -106,19 +106,30 @@ MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu
                     batch * double(m.vocab_size) / tp * 4;
   const KvFootprint kv = kv_footprint_rank(m, tp, pp);
   f.kv_B = batch * kv.sequence_B(s.workload.prompt.value + s.workload.output.value);
-  f.capacity_B = gpu.memory_B * s.scheduler.gpu_memory_utilization;
-  const double free_for_kv = f.capacity_B - f.weights_B - f.activations_B;
+  // vLLM and SGLang hold weights, activations and KV cache within utilisation x the GPU; TensorRT-LLM gives
+  // the KV cache utilisation x what the weights and activations leave of the whole GPU.
+  const EngineProfile* profile = find_engine_profile(c.engine ? c.engine->name : s.engine.name);
+  const bool share_of_free = profile && profile->kv_share_of_free;
+  const double util = s.scheduler.gpu_memory_utilization;
+  f.capacity_B = gpu.memory_B * (share_of_free ? 1.0 : util);
+  const double left_B = f.capacity_B - f.weights_B - f.activations_B;
+  const double free_for_kv = share_of_free ? left_B * util : left_B;
   f.kv_blocks = free_for_kv > 0 ? long(free_for_kv / (kv.total_B_per_token() * s.scheduler.block_size)) * dp : 0;
   if (f.weights_B + f.activations_B > f.capacity_B) {
     f.fits = false;
-    f.why = fmt::format("weights {:.1f} GB + activations {:.1f} GB per GPU exceed {:.1f} GB ({} x {:.2f} utilisation)",
-                        f.weights_B / 1e9, f.activations_B / 1e9, f.capacity_B / 1e9, gpu.name, s.scheduler.gpu_memory_utilization);
+    f.why = share_of_free ? fmt::format("weights {:.1f} GB + activations {:.1f} GB per GPU exceed the {} {:.1f} GB", f.weights_B / 1e9,
+                                        f.activations_B / 1e9, gpu.name, f.capacity_B / 1e9)
+                          : fmt::format("weights {:.1f} GB + activations {:.1f} GB per GPU exceed {:.1f} GB ({} x {:.2f} utilisation)",
+                                        f.weights_B / 1e9, f.activations_B / 1e9, f.capacity_B / 1e9, gpu.name, util);
   } else if (s.workload.arrivals == ArrivalKind::closed && f.kv_B > free_for_kv) {
     f.fits = false;
     // Two decimals where one would print the need and the room alike ("needs 4.3 GB, 4.3 GB is left").
     const int digits = fmt::format("{:.1f}", f.kv_B / 1e9) == fmt::format("{:.1f}", free_for_kv / 1e9) ? 2 : 1;
-    f.why = fmt::format("the batch's KV cache needs {:.{}f} GB per GPU, {:.{}f} GB is left after the weights", f.kv_B / 1e9, digits,
-                        free_for_kv / 1e9, digits);
+    f.why = fmt::format("the batch's KV cache needs {:.{}f} GB per GPU, {:.{}f} GB is left after the weights{}", f.kv_B / 1e9, digits,
+                        free_for_kv / 1e9, digits,
+                        share_of_free ? fmt::format(" ({:.2f} of the {:.1f} GB they and the activations leave: TensorRT-LLM's "
+                                                    "kv_cache_free_gpu_memory_fraction)", util, left_B / 1e9)
+                                      : "");
   }
   return f;
 }

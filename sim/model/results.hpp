@@ -21,7 +21,7 @@ struct MemoryFit {
   double weights_B = 0;       // per GPU
   double activations_B = 0;   // per GPU, peak of the reference step
   double kv_B = 0;            // KV cache the reference workload needs per GPU
-  double capacity_B = 0;      // GPU memory x utilisation
+  double capacity_B = 0;      // GPU memory x utilisation (the whole GPU where the KV cache takes a share of what is left)
   long kv_blocks = 0;         // blocks the scheduler may use per replica
   std::string why;            // when it does not fit
 };

@@ -411,3 +411,30 @@ TEST_CASE("links.sys_path.bandwidth scales the SYS route as a whole: its value n
   REQUIRE(a.staged);
   CHECK(b.bus_bw_Bps == doctest::Approx(2 * a.bus_bw_Bps));
 }
+
+TEST_CASE("TensorRT-LLM's KV cache takes its share of the memory the weights leave, vLLM's a share of the whole GPU") {
+  // Llama-3.1-8B on one A100-80GB, batch 64 of the closed-batch scenario, utilisation 0.9:
+  //   vllm:   KV room = 0.9 x 80 GB - weights - activations;
+  //   trtllm: KV room = 0.9 x (80 GB - weights - activations) (kv_cache_free_gpu_memory_fraction), 0.1 x
+  //           (weights + activations) more: TensorRT-LLM 0.9 ran Llama-2-70B fp16 at TP=2, batch 16,
+  //           2048 + 128 tokens, where the whole-GPU share refused it (NVIDIA's published 0.9.0 data).
+  Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");
+  const ModelCard m = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  const GpuSpec& gpu = *find_gpu("A100-SXM4-80GB");
+  s.workload.batch = 64;
+  s.engine.name = "vllm";
+  const MemoryFit vllm = memory_fit(m, s.configs.front(), gpu, s);
+  s.engine.name = "trtllm";
+  const MemoryFit trtllm = memory_fit(m, s.configs.front(), gpu, s);
+  CHECK(vllm.capacity_B == doctest::Approx(0.9 * gpu.memory_B));
+  CHECK(trtllm.capacity_B == doctest::Approx(gpu.memory_B));
+  const double taken = vllm.weights_B + vllm.activations_B;
+  CHECK(double(trtllm.kv_blocks) / double(vllm.kv_blocks) ==
+        doctest::Approx(0.9 * (gpu.memory_B - taken) / (0.9 * gpu.memory_B - taken)).epsilon(1e-3));
+  // Short of room, it says whose share it took.
+  s.workload.batch = 4096;
+  const MemoryFit short_of_room = memory_fit(m, s.configs.front(), gpu, s);
+  REQUIRE_FALSE(short_of_room.fits);
+  CHECK(short_of_room.why.find("(0.90 of the") != std::string::npos);
+  CHECK(short_of_room.why.find("TensorRT-LLM's kv_cache_free_gpu_memory_fraction)") != std::string::npos);
+}
