@@ -463,6 +463,7 @@ ScenarioResult run_scenario(const Scenario& given, const RunOptions& opt) {
                                in.model.kv_bytes_per_value).hbm_Bps};
   attach_intervals(res, in.calibration.get(), s.collectives.host_copy_Bps || s.collectives.socket_copy_Bps);
   if (auto per_replica = closed_batch_grounding(s)) res.grounding.push_back(*per_replica);
+  if (auto prefill_steps = prefill_steps_grounding(s)) res.grounding.push_back(*prefill_steps);
   if (trace_reference) res.grounding.push_back(*trace_reference);
   res.what_would_change = what_would_change(s, in, res, opt, res.what_would_change_scope);
   return res;

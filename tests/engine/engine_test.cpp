@@ -11,6 +11,7 @@
 #include "engine/scenario_eval.hpp"
 #include "engine/scenario_runner.hpp"
 #include "engine/sys_path.hpp"
+#include "engine/workload_grounding.hpp"
 #include "model/host_staging.hpp"
 #include "engine/what_would_change.hpp"
 #include "report/verdict.hpp"
@@ -437,4 +438,26 @@ TEST_CASE("TensorRT-LLM's KV cache takes its share of the memory the weights lea
   REQUIRE_FALSE(short_of_room.fits);
   CHECK(short_of_room.why.find("(0.90 of the") != std::string::npos);
   CHECK(short_of_room.why.find("TensorRT-LLM's kv_cache_free_gpu_memory_fraction)") != std::string::npos);
+}
+
+TEST_CASE("a closed batch beyond the token budget says how many prefill steps it takes, and the budget of one pass") {
+  // 64 prompts of 2048 tokens, budget 8192: whole prompts a step, 8192 / 2048 = 4 a step, 64 / 4 = 16
+  // steps; with chunked prefill 64 x 2048 / 8192 = 16 as well; 3 prompts of 2048 fit one 8192 step.
+  Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");
+  s.workload.batch = 64;
+  s.workload.prompt = {LengthDist::fixed, 2048};
+  s.scheduler.max_batched_tokens = 8192;
+  s.scheduler.chunked_prefill = false;
+  const auto line = prefill_steps_grounding(s);
+  REQUIRE(line);
+  CHECK(*line == "workload: the closed batch's 64 prompts of 2048 tokens prefill over 16 steps of at most 8192 tokens "
+                 "(scheduler.max_batched_tokens, whole prompts a step); a static batch prefilled in one pass needs "
+                 "max_batched_tokens 131072 or more");
+  s.workload.prompt = {LengthDist::fixed, 3000};  // 2 whole prompts a step: 32 steps; chunked: ceil(192000 / 8192) = 24
+  CHECK(prefill_steps_grounding(s)->find("over 32 steps") != std::string::npos);
+  s.scheduler.chunked_prefill = true;
+  CHECK(prefill_steps_grounding(s)->find("over 24 steps") != std::string::npos);
+  s.workload.batch = 2;
+  s.workload.prompt = {LengthDist::fixed, 2048};
+  CHECK_FALSE(prefill_steps_grounding(s));
 }
