@@ -57,12 +57,36 @@ std::string comparison(const std::vector<fit::FitPoint>& points, const std::stri
 std::string use_logged_gpu(PlatformDesc& platform, const std::vector<int>& gpus, const fit::NcclLog& log, const std::string& log_path) {
   const GpuSpec* logged = find_gpu_any_name(log.gpu_name);
   const GpuDesc* first = platform.gpu(gpus.front());
+  if (!logged && !log.gpu_name.empty())
+    return fmt::format("{} ran on '{}', which tpsim's GPU table does not know: simulated as the platform's {} (the links are the "
+                       "platform's either way)", log_path, log.gpu_name, first->model);
   if (!logged || first->spec == logged) return "";
   const std::string was = first->model;
   for (auto& g : platform.gpus)
     if (std::find(gpus.begin(), gpus.end(), g.index) != gpus.end()) g.model = logged->name, g.spec = logged;
   return fmt::format("{} ran on {}; the platform's GPUs are {}: simulated as {} on the platform's links", log_path, logged->name, was,
                      logged->name);
+}
+
+// What the compared log says of where it ran that the simulated group does not match: its Rank lines'
+// hosts against the listed GPUs' nodes (a 2-host log on two GPUs of one node ran 87% off with no
+// word), and a floor below NCCL's TCP steps where the log said NCCL_IB_DISABLE=1 (a plugin that
+// ignored it: 12 us measured where sockets take 115).
+std::vector<std::string> where_it_ran_notes(const fit::NcclLog& log, const GroupSummary& g, const CollectivePlan& smallest) {
+  std::vector<std::string> notes;
+  const bool every_rank_listed = log.ranks_listed >= log.nranks;
+  if (log.hosts > 1 && g.nodes == 1)
+    notes.push_back(fmt::format("the log's ranks ran on {} hosts (its Rank lines), the listed GPUs on one node of the platform: "
+                                "simulated within a node; list GPUs of {} nodes (--gpus) to compare across them", log.hosts, log.hosts));
+  else if (log.hosts == 1 && every_rank_listed && g.nodes > 1)
+    notes.push_back(fmt::format("the log's {} ranks ran on one host (its Rank lines), the listed GPUs on {} nodes of the platform: "
+                                "simulated across nodes", log.nranks, g.nodes));
+  const double floor_s = log.rows.empty() ? 0 : log.rows.front().out_of_place.time_us * 1e-6;
+  if (g.nodes > 1 && g.transport == NetTransport::tcp && floor_s > 0 && floor_s < 0.25 * smallest.time_s())
+    notes.push_back(fmt::format("simulated over TCP sockets, yet the log's smallest size took {:.1f} us where sockets take {:.1f} us "
+                                "here, a quarter or less: its network most likely ran RDMA (a net plugin that ignores NCCL_IB_DISABLE); --net-transport rdma "
+                                "simulates that", floor_s * 1e6, smallest.time_s() * 1e6));
+  return notes;
 }
 
 // The launch mode to simulate: GPUs per thread and the NCCL release that launches them.
@@ -249,6 +273,9 @@ int collective_command(int argc, char** argv) {
   if (const double busbw = measured ? largest_busbw_Bps(*measured) : 0; group.staged_edge && above_staged_legs(*group.staged_edge, busbw))
     notes.push_back(ran_p2p_note(*group.staged_edge, busbw, "the log's largest bus bandwidth"));
   for (std::string& note : model.group_notes(op, gpus)) notes.push_back(std::move(note));
+  if (measured && !measured->rows.empty())
+    for (std::string& note : where_it_ran_notes(*measured, group, model.plan(op, double(measured->rows.front().size_B), gpus)))
+      notes.push_back(std::move(note));
   for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";

@@ -13,6 +13,11 @@
 
 namespace tpsim {
 namespace {
+// A log with no curve to read, in a run that succeeds: said as a skip, not as an error.
+std::string skipped(const InputError& e) { return e.where().file + ": skipped, " + e.message(); }
+}  // namespace
+
+namespace {
 
 // The GPU the log ran on: --gpu, the Rank lines, a '# hardware: 2x NAME, ...' comment, the platform.
 GpuChoice choose_gpu(const CurveSetup& setup, const CurveLogInput& in) {
@@ -181,7 +186,7 @@ CurveReport read_fitted_curves(const CurveSetup& setup, const std::vector<Fitted
       if (!platform_note.empty() && readings.back().simulation) readings.back().notes.push_back(platform_note);
       machines.emplace_back(in.platform, in.pair);
     } catch (const InputError& e) {
-      unread.push_back(e.what());  // the fit stands; this log just has no knee to read
+      unread.push_back(skipped(e));  // the fit stands; this log just has no knee to read
     }
   }
   CurveReport r = curve_report(setup, std::move(readings), std::move(unread));
@@ -206,7 +211,7 @@ CurveReport read_compared_curve(const CurveSetup& setup, const fit::NcclLog& log
   try {
     return curve_report(setup, {read_log_curve(setup, in)}, {});
   } catch (const InputError& e) {  // the comparison stands; this log just has no knee to read
-    return curve_report(setup, {}, {e.what()});
+    return curve_report(setup, {}, {skipped(e)});
   }
 }
 
