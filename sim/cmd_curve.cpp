@@ -13,11 +13,9 @@
 
 namespace tpsim {
 namespace {
+
 // A log with no curve to read, in a run that succeeds: said as a skip, not as an error.
 std::string skipped(const InputError& e) { return e.where().file + ": skipped, " + e.message(); }
-}  // namespace
-
-namespace {
 
 // The GPU the log ran on: --gpu, the Rank lines, a '# hardware: 2x NAME, ...' comment, the platform.
 GpuChoice choose_gpu(const CurveSetup& setup, const CurveLogInput& in) {

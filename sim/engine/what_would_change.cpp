@@ -9,7 +9,6 @@
 #include <variant>
 
 #include "config/model_scale.hpp"
-#include "model/host_staging.hpp"
 #include "model/search_summary.hpp"
 #include "model/topology.hpp"
 #include "model/threshold_search.hpp"

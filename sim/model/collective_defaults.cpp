@@ -90,22 +90,22 @@ constexpr double NET_EFF = 0.94;
 // A tree's LL across nodes: 1/3.8 of the tree's bandwidth for LL (tuning.cc, "model refinements"),
 // not the payload half a ring's LL keeps within a node.
 constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
-// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): an all-reduce on N GPUs of one node runs at
-// ~62% of a GPU's port in S a second at N = 8 (H100: 274 GB/s algbw on 450 GB/s ports, 480 GB/s
-// busbw in the recorded DGX H100 log). What the port carries is S (1 + 1/N) each way: each GPU
+// NVLink SHARP (NVLS, NVSwitch multicast, Simple only): an all-reduce on N GPUs of one node streams at
+// 0.657 of a GPU's port in S a second at N = 8, its chunk pipeline's cost per loop aside (H100: 274 GB/s
+// algbw on 450 GB/s ports at 16 GiB, 480 GB/s busbw, in the recorded DGX H100 log). What the port carries is S (1 + 1/N) each way: each GPU
 // heads 1/N of the data, whose reduce reads every GPU's share through the switch
 // (multimem.ld_reduce: S out of each GPU, S/N back to the head) and whose store multicasts the sum
 // (multimem.st: S/N out of the head, S into each GPU); the scatter and gather copies stay in the
 // GPU's own memory (src/device/all_reduce.h, NVLS one node). Away from 8 ranks the same port share
 // gives (1 + 1/8) / (1 + 1/N) of the 8-rank rate (nvls_ranks_factor): 0.90 on 4 ranks. Checked, not
 // fitted: a published 4-GPU H100 sweep (GPUs 0-3 of an 8-GPU NVSwitch node, NCCL 2.29.2;
-// tests/data/measured/nccl/4x-h100-nvswitch-np4-32M-16G.log) plateaus at 367 GB/s busbw against
-// 377 (419 with the 8-rank rate; its median 12.2% -> 2.6%).
+// tests/data/measured/nccl/4x-h100-nvswitch-np4-32M-16G.log) plateaus at 367 GB/s busbw (its median
+// 12.2% with the 8-rank rate, 2.6% with this, 0.8% with the pipeline).
 // Blackwell reaches less of its port: NCCL's tuner counts NVLS at nvlsEfficiency of the NVLink
 // bandwidth, 0.85 on Hopper and 0.74 on Blackwell (tuning.cc), so a GPU from Blackwell on runs at
-// 0.74 / 0.85 of the Hopper share measured here (nvls_generation_share), 0.54 of its port. Checked, not
-// fitted: a published 8x HGX B200 sweep (tests/data/measured/nccl/8x-b200-hgx-vultr-2026.log) reaches
-// 481.7 GB/s algbw at 16 GiB, 0.535 of the 900 GB/s port (0.62 would have it 14% faster).
+// 0.74 / 0.85 of the Hopper share measured here (nvls_generation_share). Checked, not fitted: a
+// published 8x HGX B200 sweep (tests/data/measured/nccl/8x-b200-hgx-vultr-2026.log) reaches 481.7 GB/s
+// algbw at 16 GiB, 0.535 of the 900 GB/s port.
 // The share and NVLS's chunk pipeline (nvls_pipeline_s) were fitted together on the recorded DGX H100
 // log's 2 MiB-16 GiB (where NCCL runs NVLS on 8 H100: it leaves rings at 2 MiB, NCCL 2.30's own
 // choice on 8x H100 and 8x H200): a fixed 11 us, 1.8 loops of fill, 4.3 us a loop and 0.657 of the
@@ -120,11 +120,13 @@ constexpr double NVLS_BASE_LAT = 11.0 * US;
 constexpr double NVLS_FILL_LOOPS = 1.8, NVLS_LOOP_S = 4.3 * US;
 // NVLS-tree across nodes (NCCL's NVLS_TREE): NVLS inside the nodes, then 2 log2(nodes) network
 // steps of a tree (up and down). The recorded 2x HGX H100 InfiniBand log's NVLS-tree sizes (128 MiB
-// to 16 GiB) fit 215 us + S / 251.5 GB/s within 0.3%: a step costs (215 - 55) / 2 = 80 us (derived;
-// NCCL's tuner counts 14, tuning.cc hwLat NET NVLSTree, which leaves 128 MiB-1 GiB 20-30% fast),
-// and the NVLS part runs at 251.5 / 450 = 0.56 of a GPU's port (derived; one node's NVLS reaches
-// 0.62 then; 0.657 with its pipeline). Checked on two logs it was not fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE
-// 231 us + S / 259 GB/s, 2x H100 InfiniBand with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
+// to 16 GiB) fit 215 us + S / 251.5 GB/s within 0.3%: a step costs (215 - 55) / 2 = 80 us, 55 us
+// being the intercept a straight line through one node's NVLS sizes had (derived; NCCL's tuner counts
+// 14, tuning.cc hwLat NET NVLSTree, which leaves 128 MiB-1 GiB 20-30% fast), and the NVLS part runs at
+// 251.5 / 450 = 0.56 of a GPU's port (derived). NVLS-tree keeps those straight-line terms: its chunks
+// shrink too, but the 4-10-node logs do not follow one node's pipeline. Checked on two logs it was not
+// fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE 231 us + S / 259 GB/s, 2x H100 InfiniBand
+// with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
 constexpr double NVLS_TREE_BASE_LAT = 55.0 * US, NVLS_TREE_NET_STEP = 80.0 * US;
 constexpr double NVLS_TREE_EFF = 0.56;  // Hopper's; later GPUs x nvls_generation_share, as NVLS_EFF
 // NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
