@@ -442,7 +442,7 @@ TEST_CASE("TensorRT-LLM's KV cache takes its share of the memory the weights lea
 
 TEST_CASE("a closed batch beyond the token budget says how many prefill steps it takes, and the budget of one pass") {
   // 64 prompts of 2048 tokens, budget 8192: whole prompts a step, 8192 / 2048 = 4 a step, 64 / 4 = 16
-  // steps; with chunked prefill 64 x 2048 / 8192 = 16 as well; 3 prompts of 2048 fit one 8192 step.
+  // steps; with chunked prefill 64 x 2048 / 8192 = 16 as well; 2 prompts of 2048 fit one 8192-token step.
   Scenario s = load_scenario(ROOT + "/tests/data/closed_batch.yaml");
   s.workload.batch = 64;
   s.workload.prompt = {LengthDist::fixed, 2048};
