@@ -86,6 +86,20 @@ std::vector<std::string> where_it_ran_notes(const fit::NcclLog& log, const Group
     notes.push_back(fmt::format("simulated over TCP sockets, yet the log's smallest size took {:.1f} us where sockets take {:.1f} us "
                                 "here, a quarter or less: its network most likely ran RDMA (a net plugin that ignores NCCL_IB_DISABLE); --net-transport rdma "
                                 "simulates that", floor_s * 1e6, smallest.time_s() * 1e6));
+  // A larger size measured in half the time or less: NCCL changed protocol late there (the 2x2 H100 NVL
+  // log's 373 us at 1.0 MB, 157 at 1.1 MB) or the run was disturbed (a B200 all-gather's 1754 us at 2 MiB,
+  // 934 at 4 MiB). Said once, at the largest fall, so a comparison there is read with care.
+  const fit::NcclRow* fall = nullptr;
+  double fall_ratio = 0.5;
+  for (std::size_t i = 0; i + 1 < log.rows.size(); ++i) {
+    const double t0 = log.rows[i].out_of_place.time_us, t1 = log.rows[i + 1].out_of_place.time_us;
+    if (t0 > 0 && t1 > 0 && t1 / t0 < fall_ratio) fall = &log.rows[i], fall_ratio = t1 / t0;
+  }
+  if (fall)
+    notes.push_back(fmt::format("the log's time falls from {:.1f} us at {} B to {:.1f} us at {} B (line {}), a larger size in half the "
+                                "time or less: NCCL changed protocol late there, or the run was disturbed; read the comparison "
+                                "around it with care", fall->out_of_place.time_us, fall->size_B, (fall + 1)->out_of_place.time_us,
+                                (fall + 1)->size_B, (fall + 1)->line));
   return notes;
 }
 
