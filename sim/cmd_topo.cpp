@@ -143,6 +143,12 @@ int topo_command(int argc, char** argv) {
     if (cpu.empty() && beyond_pxb(m))
       std::cerr << input << ": note: CPU vendor not given (--cpu): NCCL's default P2P level taken as PXB, as on Intel, so GPU pairs "
                            "beyond it (PHB, NODE, SYS) are host-staged; on AMD hosts NCCL runs P2P across them\n";
+    // --p2p yes says the GPUs can; NCCL's P2P level still decides which pairs do (a new user's L40S
+    // import with --p2p yes staged its SYS pairs and said nothing).
+    else if (spec.p2p_given && spec.p2p && cpu != "amd" && beyond_pxb(m))
+      std::cerr << input << ": note: --p2p yes: the GPUs support P2P, but NCCL's P2P level decides which pairs use it, "
+                << describe_p2p_default(cpu, "") << ": GPU pairs beyond it (PHB, NODE, SYS) are still host-staged; a "
+                   "scenario's collectives: {p2p_level: SYS} (NCCL_P2P_LEVEL=SYS) runs them P2P\n";
     write_file_atomically(output, platform_xml(m, spec, cpu));
     std::cout << fmt::format("wrote {}: {} GPUs, {} NICs from {}\n", output, m.gpu_count, m.nic_count(), input);
     return 0;
