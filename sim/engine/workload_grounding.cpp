@@ -35,8 +35,9 @@ std::optional<std::string> prefill_steps_grounding(const Scenario& s) {
   const long steps = s.scheduler.chunked_prefill ? (batch * prompt + budget - 1) / budget
                                                  : (batch + std::max(1L, budget / prompt) - 1) / std::max(1L, budget / prompt);
   if (steps <= 1) return std::nullopt;
-  return fmt::format("workload: the closed batch's {} prompts of {} tokens prefill over {} steps of at most {} tokens "
-                     "(scheduler.max_batched_tokens{}); a static batch prefilled in one pass needs max_batched_tokens {} or more",
+  return fmt::format("workload: a replica's scheduler prefills the closed batch's {} prompts of {} tokens over {} steps of at most {} "
+                     "tokens (scheduler.max_batched_tokens{}; attention-DP groups each schedule their share); a static batch "
+                     "prefilled in one pass needs max_batched_tokens {} or more",
                      batch, prompt, steps, budget, s.scheduler.chunked_prefill ? ", chunked prefill" : ", whole prompts a step", batch * prompt);
 }
 

@@ -450,9 +450,9 @@ TEST_CASE("a closed batch beyond the token budget says how many prefill steps it
   s.scheduler.chunked_prefill = false;
   const auto line = prefill_steps_grounding(s);
   REQUIRE(line);
-  CHECK(*line == "workload: the closed batch's 64 prompts of 2048 tokens prefill over 16 steps of at most 8192 tokens "
-                 "(scheduler.max_batched_tokens, whole prompts a step); a static batch prefilled in one pass needs "
-                 "max_batched_tokens 131072 or more");
+  CHECK(*line == "workload: a replica's scheduler prefills the closed batch's 64 prompts of 2048 tokens over 16 steps of at most "
+                 "8192 tokens (scheduler.max_batched_tokens, whole prompts a step; attention-DP groups each schedule their share); "
+                 "a static batch prefilled in one pass needs max_batched_tokens 131072 or more");
   s.workload.prompt = {LengthDist::fixed, 3000};  // 2 whole prompts a step: 32 steps; chunked: ceil(192000 / 8192) = 24
   CHECK(prefill_steps_grounding(s)->find("over 32 steps") != std::string::npos);
   s.scheduler.chunked_prefill = true;
