@@ -302,7 +302,7 @@ std::vector<Change> probe_numeric(const Scenario& s, const Inputs& in, const Pro
     try {
       const SearchResult r = find_change({pr.base, *limit, pr.snap}, winner, [&](double v) {
         std::vector<ConfigResult> at = evaluate_at(s, in, pr.parameter, v, budget);
-        return probe_winner(s, at);
+        return probe_winner(s, at, winner);
       });
       c.evaluations = r.evaluations;
       if (r.threshold) {
@@ -351,7 +351,7 @@ std::vector<Change> probe_p2p(const Scenario& s, const Inputs& in, const std::st
       budget.check();
       const auto at = evaluate(point, in, winner);
       budget.spend(at);
-      const std::string w = probe_winner(s, at);
+      const std::string w = probe_winner(s, at, winner);
       if (w != winner) c.to = w, c.why = describe(at, winner, w, objective_name(s.objective));
       else if (const ConfigResult* t = find(at, w)) c.why = fmt::format("no change, the same winner ({})", objective_metric(*t, objective_name(s.objective)));
     } catch (const InputError& e) {
@@ -469,9 +469,14 @@ std::vector<Change> what_would_change(const Scenario& scenario, const Inputs& in
   return out;
 }
 
-std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at) {
+std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at, const std::string& incumbent) {
   const ConfigResult* fewest = s.search && s.search->fewest_gpus ? fewest_gpus_within_slo(at, s) : nullptr;
-  return fewest ? fewest->name : winner_of(at, s.objective);
+  if (fewest) return fewest->name;
+  const std::string w = winner_of(at, s.objective);
+  // A tie is no change: the first of equals would otherwise "win" (two splits both at 0% SLO attainment
+  // and no goodput read as a change of winner).
+  const ConfigResult *won = find(at, w), *kept = find(at, incumbent);
+  return won && kept && w != incumbent && !(score(*won, s.objective) < score(*kept, s.objective)) ? incumbent : w;
 }
 
 }  // namespace tpsim

@@ -29,7 +29,7 @@ std::vector<Change> what_would_change(const Scenario& s, const Inputs& in, const
 
 // The winner at a probe by the rule the base run chose by: a search for the fewest GPUs takes, among
 // the configurations that fit and meet the SLOs, the fewest GPUs (the objective's best among them);
-// otherwise the objective's best (winner_of).
-std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at);
+// otherwise the objective's best (winner_of), the incumbent (the base run's winner) where it ties it.
+std::string probe_winner(const Scenario& s, const std::vector<ConfigResult>& at, const std::string& incumbent = "");
 
 }  // namespace tpsim

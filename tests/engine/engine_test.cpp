@@ -461,3 +461,23 @@ TEST_CASE("a closed batch beyond the token budget says how many prefill steps it
   s.workload.prompt = {LengthDist::fixed, 2048};
   CHECK_FALSE(prefill_steps_grounding(s));
 }
+
+TEST_CASE("at a probe, a tie with the base run's winner is no change of winner") {
+  // Two splits at 0% SLO attainment and no goodput: equal scores. The first of equals used to "win" and
+  // the probe reported a change; the incumbent keeps it. A strictly better one still takes it.
+  const auto split = [](const std::string& name, double attainment, double goodput) {
+    ConfigResult c;
+    c.name = name, c.requests_completed = 1, c.memory.fits = true;
+    c.layout.assign(2, {0});
+    c.slo_attainment = attainment, c.goodput_req_s = goodput;
+    return c;
+  };
+  Scenario s;
+  s.objective = Objective::slo;
+  s.slo.ttft_p99_s = 1.0;
+  const std::vector<ConfigResult> tied{split("TP=2", 0.0, 0.0), split("2xTP=1", 0.0, 0.0)};
+  CHECK(probe_winner(s, tied) == "TP=2");             // no incumbent: the first of equals
+  CHECK(probe_winner(s, tied, "2xTP=1") == "2xTP=1");  // the incumbent ties it: no change
+  const std::vector<ConfigResult> better{split("TP=2", 0.5, 1.0), split("2xTP=1", 0.0, 0.0)};
+  CHECK(probe_winner(s, better, "2xTP=1") == "TP=2");  // strictly better: a change
+}
