@@ -142,14 +142,24 @@ ConfigSpec replica_shape(const ConfigSpec& c, const std::vector<int>& replica) {
   return shape;
 }
 
-// A request beyond the model's context window (max_position_embeddings) cannot be served: an
-// engine refuses it, so the scenario is refused where it sets the lengths.
-void check_context(const std::vector<Request>& requests, const ModelCard& m, const WorkloadSpec& w) {
+// A request beyond the model's context window (max_position_embeddings) cannot be served: an engine
+// refuses it. Lengths drawn from a distribution: those requests are refused and the rest run (one
+// lognormal draw past the context refused the whole run); fixed lengths or a trace's row: the scenario
+// is refused where it sets them.
+std::string refuse_beyond_context(std::vector<Request>& requests, const ModelCard& m, const WorkloadSpec& w) {
   const long context = m.max_position_embeddings;
-  if (context <= 0) return;
-  const bool varies = w.arrivals == ArrivalKind::trace || w.prompt.dist != LengthDist::fixed || w.output.dist != LengthDist::fixed;
+  if (context <= 0) return "";
+  const auto beyond = [&](const Request& r) { return r.prompt_tokens + r.output_tokens > context; };
+  if (w.arrivals != ArrivalKind::trace && (w.prompt.dist != LengthDist::fixed || w.output.dist != LengthDist::fixed)) {
+    const std::size_t drawn = requests.size();
+    std::erase_if(requests, beyond);
+    if (requests.size() == drawn) return "";
+    return fmt::format("{} of the {} requests drawn are longer than the {}-token context of {} (max_position_embeddings): refused, "
+                       "as an engine refuses them, and counted as dropped", drawn - requests.size(), drawn, context, m.name);
+  }
+  const bool varies = w.arrivals == ArrivalKind::trace;
   for (const auto& r : requests) {
-    if (r.prompt_tokens + r.output_tokens <= context) continue;
+    if (!beyond(r)) continue;
     const std::string which = varies ? fmt::format("request {}: ", r.id) : "";
     const std::string window = fmt::format("the {}-token context of {} (max_position_embeddings)", context, m.name);
     // A trace's request is located at its row; a generated one at the scenario key that sets its lengths.
@@ -160,6 +170,7 @@ void check_context(const std::vector<Request>& requests, const ModelCard& m, con
     throw InputError(row ? Location{w.trace_path, r.line, 1} : w.output_where,
                      fmt::format("{}{} prompt + {} output tokens do not fit in {}", which, r.prompt_tokens, r.output_tokens, window));
   }
+  return "";
 }
 
 // The first collective of the first stage's layers of kind `op` (all_to_all), or of any other kind.
@@ -192,7 +203,9 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   const GpuDesc& gpu = *in.platform.gpu(c.layout[0][0]);
   r.gpu_model = gpu.model;
   std::vector<Request> requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
-  check_context(requests, in.model, s.workload);
+  const std::size_t drawn = requests.size();
+  if (std::string refused = refuse_beyond_context(requests, in.model, s.workload); !refused.empty()) r.notes.push_back(std::move(refused));
+  const long refused = long(drawn - requests.size());
   const Sharding sh = check_tp(in.model, c.tp);
   if (sh.kv_replicated)
     r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
@@ -280,6 +293,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.trace_process = c.name;
   engine_load_platform(s.platform_path, topo);
   summarize(r, engine_run(spec), s);
+  r.requests_dropped += refused;
   return r;
 }
 

@@ -17,6 +17,7 @@
 #include "report/verdict.hpp"
 #include "report/writers.hpp"
 #include "model/trace.hpp"
+#include "workloads/requests.hpp"
 #include "workloads/step_ops.hpp"
 
 using namespace tpsim;
@@ -480,4 +481,25 @@ TEST_CASE("at a probe, a tie with the base run's winner is no change of winner")
   CHECK(probe_winner(s, tied, "2xTP=1") == "2xTP=1");  // the incumbent ties it: no change
   const std::vector<ConfigResult> better{split("TP=2", 0.5, 1.0), split("2xTP=1", 0.0, 0.0)};
   CHECK(probe_winner(s, better, "2xTP=1") == "TP=2");  // strictly better: a change
+}
+
+TEST_CASE("requests drawn past the model's context are refused, as an engine refuses them; the rest run") {
+  // Prompts uniform on 120,000-180,000 tokens and 64 output tokens against Llama-3.1-8B's 131,072-token
+  // context: the draws past 131,008 are refused (the whole run was refused before), counted as dropped,
+  // and the note says how many of the 5 drawn.
+  Scenario s = load_scenario(ROOT + "/tests/data/light_load.yaml");
+  s.workload.prompt = {LengthDist::uniform, 120000, 180000};
+  s.what_would_change.enabled = false;
+  const std::vector<Request> drawn = generate_requests(s.workload, s.seed, 1);
+  const long past = std::count_if(drawn.begin(), drawn.end(), [](const Request& r) { return r.prompt_tokens + r.output_tokens > 131072; });
+  REQUIRE(past > 0);
+  REQUIRE(past < 5);
+  const ScenarioResult result = run_scenario(s, {});
+  const ConfigResult& c = result.configs[0];
+  CHECK(c.requests_dropped == past);
+  CHECK(c.requests_completed == 5 - past);
+  CHECK(std::count_if(c.notes.begin(), c.notes.end(), [&](const std::string& n) {
+          return n == fmt::format("{} of the 5 requests drawn are longer than the 131072-token context of Llama-3.1-8B "
+                                  "(max_position_embeddings): refused, as an engine refuses them, and counted as dropped", past);
+        }) == 1);
 }
