@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
+#include <optional>
 #include <memory>
 
 #include "cmd_common.hpp"
@@ -81,26 +82,28 @@ std::vector<std::string> where_it_ran_notes(const fit::NcclLog& log, const Group
   else if (log.hosts == 1 && every_rank_listed && g.nodes > 1)
     notes.push_back(fmt::format("the log's {} ranks ran on one host (its Rank lines), the listed GPUs on {} nodes of the platform: "
                                 "simulated across nodes", log.nranks, g.nodes));
-  const double floor_s = log.rows.empty() ? 0 : log.rows.front().out_of_place.time_us * 1e-6;
+  const double floor_s = log.rows.front().out_of_place.time_us * 1e-6;  // the caller's log has rows
   if (g.nodes > 1 && g.transport == NetTransport::tcp && floor_s > 0 && floor_s < 0.25 * smallest.time_s())
     notes.push_back(fmt::format("simulated over TCP sockets, yet the log's smallest size took {:.1f} us where sockets take {:.1f} us "
                                 "here, a quarter or less: its network most likely ran RDMA (a net plugin that ignores NCCL_IB_DISABLE); --net-transport rdma "
                                 "simulates that", floor_s * 1e6, smallest.time_s() * 1e6));
-  // A larger size measured in half the time or less: NCCL changed protocol late there (the 2x2 H100 NVL
-  // log's 373 us at 1.0 MB, 157 at 1.1 MB) or the run was disturbed (a B200 all-gather's 1754 us at 2 MiB,
-  // 934 at 4 MiB). Said once, at the largest fall, so a comparison there is read with care.
+  return notes;
+}
+
+// A larger size the log measured in half the time or less: NCCL changed protocol late there (the 2x2
+// H100 NVL log's 373 us at 1.0 MB, 157 at 1.1 MB) or the run was disturbed (a B200 all-gather's 1754 us
+// at 2 MiB, 934 at 4 MiB). Said once, at the largest fall, so a comparison there is read with care.
+std::optional<std::string> time_falls_note(const fit::NcclLog& log) {
   const fit::NcclRow* fall = nullptr;
   double fall_ratio = 0.5;
   for (std::size_t i = 0; i + 1 < log.rows.size(); ++i) {
     const double t0 = log.rows[i].out_of_place.time_us, t1 = log.rows[i + 1].out_of_place.time_us;
     if (t0 > 0 && t1 > 0 && t1 / t0 < fall_ratio) fall = &log.rows[i], fall_ratio = t1 / t0;
   }
-  if (fall)
-    notes.push_back(fmt::format("the log's time falls from {:.1f} us at {} B to {:.1f} us at {} B (line {}), a larger size in half the "
-                                "time or less: NCCL changed protocol late there, or the run was disturbed; read the comparison "
-                                "around it with care", fall->out_of_place.time_us, fall->size_B, (fall + 1)->out_of_place.time_us,
-                                (fall + 1)->size_B, (fall + 1)->line));
-  return notes;
+  if (!fall) return std::nullopt;
+  return fmt::format("the log's time falls from {:.1f} us at {} B to {:.1f} us at {} B (line {}), a larger size in half the time or "
+                     "less: NCCL changed protocol late there, or the run was disturbed; read the comparison around it with care",
+                     fall->out_of_place.time_us, fall->size_B, (fall + 1)->out_of_place.time_us, (fall + 1)->size_B, (fall + 1)->line);
 }
 
 // The launch mode to simulate: GPUs per thread and the NCCL release that launches them.
@@ -287,9 +290,11 @@ int collective_command(int argc, char** argv) {
   if (const double busbw = measured ? largest_busbw_Bps(*measured) : 0; group.staged_edge && above_staged_legs(*group.staged_edge, busbw))
     notes.push_back(ran_p2p_note(*group.staged_edge, busbw, "the log's largest bus bandwidth"));
   for (std::string& note : model.group_notes(op, gpus)) notes.push_back(std::move(note));
-  if (measured && !measured->rows.empty())
+  if (measured && !measured->rows.empty()) {
     for (std::string& note : where_it_ran_notes(*measured, group, model.plan(op, double(measured->rows.front().size_B), gpus)))
       notes.push_back(std::move(note));
+    if (auto note = time_falls_note(*measured)) notes.push_back(std::move(*note));
+  }
   for (std::size_t i = about_log; i < notes.size(); ++i) out += "# note: " + notes[i] + "\n";
   out += "#\n#                                                              out-of-place                       in-place\n";
   out += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";

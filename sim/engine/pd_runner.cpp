@@ -112,10 +112,7 @@ ConfigResult run_disaggregated_config(const Scenario& s, const RunnerInputs& in,
   r.decode_batch = s.workload.batch;
   r.prompt_tokens = std::lround(s.workload.prompt.value);
   // A closed batch is the reference decode batch: `batch` sequences per decode instance.
-  std::vector<Request> requests = generate_requests(s.workload, s.seed, int(d.decode.instances.size()));
-  const std::size_t drawn = requests.size();
-  if (std::string refused = refuse_beyond_context(requests, in.model, s.workload); !refused.empty()) r.notes.push_back(std::move(refused));
-  const long refused = long(drawn - requests.size());
+  std::vector<Request> requests = served_requests(s, in.model, int(d.decode.instances.size()), r);
   const std::vector<SequenceWork> decode_work(std::size_t(s.workload.batch), {r.prompt_tokens, 1}),
       prefill_work(std::size_t(s.workload.batch), {0, r.prompt_tokens});
   const Pool prefill = pool_of(s, in, d.prefill, "prefill", cm, prefill_work), decode = pool_of(s, in, d.decode, "decode", cm, decode_work);
@@ -148,7 +145,6 @@ ConfigResult run_disaggregated_config(const Scenario& s, const RunnerInputs& in,
   spec.shards = shards;
   engine_load_platform(s.platform_path, topo);
   summarize(r, engine_run_disaggregated(spec), s);
-  r.requests_dropped += refused;
   r.disaggregation = transfer_figures(r, prefill, decode, shards, topo, cm);
   return r;
 }

@@ -68,7 +68,7 @@ void summarize(ConfigResult& r, RunResult&& run, const Scenario& s) {
   const double span = last_finish - (run.records.empty() ? 0 : first_arrival);
   const double n = double(run.records.size());
   r.requests_completed = long(run.records.size());
-  r.requests_dropped = run.dropped;
+  r.requests_dropped += run.dropped;  // after those refused before the run (served_requests)
   r.preemptions = run.preemptions;
   r.kv_peak_usage = run.kv_peak_usage;
   r.shared_links = run.shared_links;

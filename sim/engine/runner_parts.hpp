@@ -10,10 +10,10 @@ namespace tpsim {
 
 // Memory per GPU of configuration `c` (its tp and pp) for the scenario's reference workload.
 MemoryFit memory_fit(const ModelCard& m, const ConfigSpec& c, const GpuSpec& gpu, const Scenario& s);
-// Requests beyond the model's context window: lengths drawn from a distribution lose those requests
-// (an engine refuses them) and the note says how many; fixed lengths or a trace's row throw an
-// InputError at the workload's lengths. "" when every request fits.
-std::string refuse_beyond_context(std::vector<Request>& requests, const ModelCard& m, const WorkloadSpec& w);
+// The scenario's requests for `replicas` replicas that the model's context window admits: drawn lengths
+// lose the requests past it (an engine refuses them), counted in r.requests_dropped with a note in
+// r.notes; fixed lengths or a trace's row past it throw an InputError at the workload's lengths.
+std::vector<Request> served_requests(const Scenario& s, const ModelCard& m, int replicas, ConfigResult& r);
 // The first collective of a step's first layer (nullptr when it has none).
 // The first collective of the first stage's layers of kind all_to_all, or of any other kind.
 const CollectivePlan* first_collective(const StepPlan& p, bool all_to_all = false);

@@ -146,31 +146,35 @@ ConfigSpec replica_shape(const ConfigSpec& c, const std::vector<int>& replica) {
 // refuses it. Lengths drawn from a distribution: those requests are refused and the rest run (one
 // lognormal draw past the context refused the whole run); fixed lengths or a trace's row: the scenario
 // is refused where it sets them.
-std::string refuse_beyond_context(std::vector<Request>& requests, const ModelCard& m, const WorkloadSpec& w) {
+std::vector<Request> served_requests(const Scenario& s, const ModelCard& m, int replicas, ConfigResult& r) {
+  std::vector<Request> requests = generate_requests(s.workload, s.seed, replicas);
+  const WorkloadSpec& w = s.workload;
   const long context = m.max_position_embeddings;
-  if (context <= 0) return "";
-  const auto beyond = [&](const Request& r) { return r.prompt_tokens + r.output_tokens > context; };
+  if (context <= 0) return requests;
+  const auto beyond = [&](const Request& q) { return q.prompt_tokens + q.output_tokens > context; };
   if (w.arrivals != ArrivalKind::trace && (w.prompt.dist != LengthDist::fixed || w.output.dist != LengthDist::fixed)) {
     const std::size_t drawn = requests.size();
     std::erase_if(requests, beyond);
-    if (requests.size() == drawn) return "";
-    return fmt::format("{} of the {} requests drawn are longer than the {}-token context of {} (max_position_embeddings): refused, "
-                       "as an engine refuses them, and counted as dropped", drawn - requests.size(), drawn, context, m.name);
+    r.requests_dropped = long(drawn - requests.size());
+    if (r.requests_dropped > 0)
+      r.notes.push_back(fmt::format("{} of the {} requests drawn are longer than the {}-token context of {} (max_position_embeddings): "
+                                    "refused, as an engine refuses them, and counted as dropped", r.requests_dropped, drawn, context, m.name));
+    return requests;
   }
-  const bool varies = w.arrivals == ArrivalKind::trace;
-  for (const auto& r : requests) {
-    if (!beyond(r)) continue;
-    const std::string which = varies ? fmt::format("request {}: ", r.id) : "";
+  const bool trace = w.arrivals == ArrivalKind::trace;
+  for (const auto& q : requests) {
+    if (!beyond(q)) continue;
+    const std::string which = trace ? fmt::format("request {}: ", q.id) : "";
     const std::string window = fmt::format("the {}-token context of {} (max_position_embeddings)", context, m.name);
     // A trace's request is located at its row; a generated one at the scenario key that sets its lengths.
-    const bool row = w.arrivals == ArrivalKind::trace && r.line > 0;
-    if (r.prompt_tokens > context)
-      throw InputError(row ? Location{w.trace_path, r.line, 1} : w.prompt_where,
-                       fmt::format("{}a prompt of {} tokens is longer than {}", which, r.prompt_tokens, window));
-    throw InputError(row ? Location{w.trace_path, r.line, 1} : w.output_where,
-                     fmt::format("{}{} prompt + {} output tokens do not fit in {}", which, r.prompt_tokens, r.output_tokens, window));
+    const bool row = trace && q.line > 0;
+    if (q.prompt_tokens > context)
+      throw InputError(row ? Location{w.trace_path, q.line, 1} : w.prompt_where,
+                       fmt::format("{}a prompt of {} tokens is longer than {}", which, q.prompt_tokens, window));
+    throw InputError(row ? Location{w.trace_path, q.line, 1} : w.output_where,
+                     fmt::format("{}{} prompt + {} output tokens do not fit in {}", which, q.prompt_tokens, q.output_tokens, window));
   }
-  return "";
+  return requests;
 }
 
 // The first collective of the first stage's layers of kind `op` (all_to_all), or of any other kind.
@@ -202,10 +206,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   r.pp = c.pp;
   const GpuDesc& gpu = *in.platform.gpu(c.layout[0][0]);
   r.gpu_model = gpu.model;
-  std::vector<Request> requests = generate_requests(s.workload, s.seed, int(c.layout.size()));
-  const std::size_t drawn = requests.size();
-  if (std::string refused = refuse_beyond_context(requests, in.model, s.workload); !refused.empty()) r.notes.push_back(std::move(refused));
-  const long refused = long(drawn - requests.size());
+  std::vector<Request> requests = served_requests(s, in.model, int(c.layout.size()), r);
   const Sharding sh = check_tp(in.model, c.tp);
   if (sh.kv_replicated)
     r.notes.push_back(fmt::format("TP={} exceeds the {} KV heads: each KV head is replicated on {} GPUs (as vLLM does)", c.tp,
@@ -293,7 +294,6 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   spec.trace_process = c.name;
   engine_load_platform(s.platform_path, topo);
   summarize(r, engine_run(spec), s);
-  r.requests_dropped += refused;
   return r;
 }
 
