@@ -28,6 +28,10 @@ struct GpuSpec {
   std::string source;              // where the achievable numbers come from
 };
 
+// One NVLink of the GPU, one direction: its bridges' rate where the table gives one, else the
+// generation's (NVLink 2-4 25 GB/s, NVLink 5 50 GB/s); 0 without NVLink.
+double nvlink_link_rate_Bps(const GpuSpec& gpu);
+
 const std::vector<GpuSpec>& gpu_catalog();
 std::vector<std::string> gpu_names();
 // nullptr when unknown.

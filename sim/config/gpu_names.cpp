@@ -81,6 +81,11 @@ std::string normalise_gpu_name(const std::string& name) {
   return out;
 }
 
+double nvlink_link_rate_Bps(const GpuSpec& gpu) {
+  if (gpu.nvlink_link_Bps > 0) return gpu.nvlink_link_Bps;
+  return gpu.nvlink_generation >= 5 ? 50e9 : gpu.nvlink_generation > 0 ? 25e9 : 0;
+}
+
 const GpuSpec* find_gpu_any_name(const std::string& name) {
   if (const GpuSpec* g = find_gpu(name)) return g;
   const std::string key = normalise_gpu_name(name);

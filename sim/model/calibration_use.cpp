@@ -29,6 +29,18 @@ LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& targ
   return path;
 }
 
+// An NVLS-tree line's intercept holds its network steps' fill at the sizes it was drawn through: the
+// default it is compared with holds it too, on the fitted box's GPUs (nvls_tree_pipeline_s; a fit
+// that did not record its sizes is read at its largest chunks). Compared with NVLS-tree's 55 us
+// alone, the 2x HGX H100 fit's 215 us intercept read 3.9 x the default and carried 4 x (55 + 320 us)
+// to 4 nodes of the same GPUs (5.9% -> 9.8%).
+double fitted_nvls_tree_fill_s(const CollectiveCalibration& e, const GroupSummary& t) {
+  const GpuSpec* gpu = e.gpu_spec;
+  const double port_Bps = gpu && gpu->nvlinks_per_gpu > 0 ? gpu->nvlinks_per_gpu * nvlink_link_rate_Bps(*gpu) : t.port_Bps;
+  const double size_B = e.max_size_B > 0 ? e.max_size_B : 16.0 * (1ull << 30);
+  return nvls_tree_pipeline_s({size_B, e.nranks, e.nodes, port_Bps, gpu ? gpu->compute_capability : t.compute_capability, e.nccl_version});
+}
+
 // Whether the target's rings run on wires of the rate the entry's did (within 1%; no recorded rate: they do).
 bool same_wire(const CollectiveCalibration& e, const GroupSummary& t) {
   return !e.wire_Bps || std::fabs(t.raw_Bps / *e.wire_Bps - 1) < 0.01;
@@ -222,7 +234,9 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   LineCosts c = fallback;
   // Standing for another algorithm on its own run, the line keeps its own intercept: the ratio is taken to
   // the target algorithm's default, which it then multiplies back.
-  const double default_on_fitted = default_latency_s(p, replay ? a : f.algorithm, op, fitted_path(e, t));
+  const Algorithm fitted_algorithm = replay ? a : f.algorithm;
+  const double line_fill_s = fitted_algorithm == Algorithm::nvls_tree ? fitted_nvls_tree_fill_s(e, t) : 0.0;
+  const double default_on_fitted = default_latency_s(p, fitted_algorithm, op, fitted_path(e, t)) + line_fill_s;
   const double ratio = fitted_latency / default_on_fitted;
   // A fitted latency is the GPU's, its links' and its NCCL's (kernels, channels, the intercepts of
   // NCCL's choices by size): on another GPU model it stays the default. Leave-one-box-out over the
@@ -242,7 +256,9 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   // 8 B-2 KiB, below LL's synchronisation).
   if (carry_latency) {
     const double wire_s = latency_steps(a, op, t.nranks) * t.wire_latency_s;
-    const double size_terms_s = faithful ? fallback.tree_fill_s + fallback.ll_sync_s + fallback.nvls_pipeline_s : 0.0;
+    // (an NVLS-tree line replays its own fill: the default's at the fitted sizes, line_fill_s)
+    const double own_fill_s = a == Algorithm::nvls_tree ? line_fill_s : 0.0;
+    const double size_terms_s = faithful ? fallback.tree_fill_s + fallback.ll_sync_s + fallback.nvls_pipeline_s - own_fill_s : 0.0;
     c.latency_s = ratio * (fallback.latency_s - size_terms_s - wire_s) + wire_s;
     if (faithful) c.tree_fill_s = 0, c.ll_sync_s = 0, c.nvls_pipeline_s = 0;
   }

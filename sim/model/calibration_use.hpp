@@ -24,7 +24,7 @@ struct LineCosts {
   double tree_correction = 1.0;  // NCCL's medium-size factor already in bus_bw_Bps (tree_correction())
   double tree_fill_s = 0;        // of latency_s: a Simple tree's chunks stored and forwarded (tree_fill_s())
   double ll_sync_s = 0;          // of latency_s: LL's step synchronisation beyond its data time (ll_sync_s())
-  double nvls_pipeline_s = 0;    // of latency_s: NVLS's chunk pipeline on one node (nvls_pipeline_s())
+  double nvls_pipeline_s = 0;    // of latency_s: NVLS's chunk pipeline (nvls_pipeline_s(); NVLS-tree's: nvls_tree_pipeline_s())
 };
 
 struct LineUse {

@@ -118,16 +118,21 @@ constexpr double NVLS_EFF = 0.657;
 constexpr double NCCL_NVLS_EFFICIENCY_HOPPER = 0.85, NCCL_NVLS_EFFICIENCY_BLACKWELL = 0.74;
 constexpr double NVLS_BASE_LAT = 11.0 * US;
 constexpr double NVLS_FILL_LOOPS = 1.8, NVLS_LOOP_S = 4.3 * US;
-// NVLS-tree across nodes (NCCL's NVLS_TREE): NVLS inside the nodes, then 2 log2(nodes) network
-// steps of a tree (up and down). The recorded 2x HGX H100 InfiniBand log's NVLS-tree sizes (128 MiB
-// to 16 GiB) fit 215 us + S / 251.5 GB/s within 0.3%: a step costs (215 - 55) / 2 = 80 us, 55 us
-// being the intercept a straight line through one node's NVLS sizes had (derived; NCCL's tuner counts
-// 14, tuning.cc hwLat NET NVLSTree, which leaves 128 MiB-1 GiB 20-30% fast), and the NVLS part runs at
-// 251.5 / 450 = 0.56 of a GPU's port (derived). NVLS-tree keeps those straight-line terms: its chunks
-// shrink too, but the 4-10-node logs do not follow one node's pipeline. Checked on two logs it was not
-// fitted on (tests/data/measured/SOURCES.md): 2x H200 RoCE 231 us + S / 259 GB/s, 2x H100 InfiniBand
-// with NCCL_ALGO=NVLSTree 182 us + S / 242 GB/s.
-constexpr double NVLS_TREE_BASE_LAT = 55.0 * US, NVLS_TREE_NET_STEP = 80.0 * US;
+// NVLS-tree across nodes (NCCL's NVLS_TREE): NVLS inside the nodes, then the network steps of a tree,
+// each streaming chunks too. The recorded 2x HGX H100 InfiniBand log's NVLS-tree sizes (128 MiB to
+// 16 GiB) fit 215 us + S / 251.5 GB/s within 0.3%: its NVLS part runs at 251.5 / 450 = 0.56 of a GPU's
+// port (derived) and 55 us is the intercept a straight line through one node's NVLS sizes had (derived;
+// NCCL's tuner counts 14, tuning.cc hwLat NET NVLSTree, which leaves 128 MiB-1 GiB 20-30% fast). The
+// other 160 us is the network steps' fill (nvls_tree_pipeline_s): there NCCL runs 128 KiB chunks on
+// 16 channels x 8 heads, a loop of 16 MiB that the NVLS part moves in 66.6 us, so a step fills over
+// 160 / 66.6 = 2.4 loops (derived). On 2 nodes the tree's reduce and broadcast run as one exchange
+// (NCCL's tuner counts the NICs twice there, tuning.cc), beyond as 2 log2(nodes) steps on 64 KiB chunks
+// (nvlsTreeMaxChunkSize's default from 4 nodes, NCCL 2.19 on): 2.4 loops of 8 MiB, 80 us a step on
+// H100, what the 8- and 10-node logs' 128 MiB-16 GiB had fitted with a fixed step. Checked, not
+// fitted: the recorded log's 16 and 32 MiB (64 KiB chunks: +13% and +30% with the fixed 160 us;
+// tests/data/measured/SOURCES.md for the held-out 2-node logs), 2x H200 RoCE (231 us + S / 259 GB/s
+// fitted by tpsim), 2x H100 InfiniBand with NCCL_ALGO=NVLSTree (182 us + S / 242 GB/s).
+constexpr double NVLS_TREE_BASE_LAT = 55.0 * US, NVLS_TREE_FILL_LOOPS = 2.4;
 constexpr double NVLS_TREE_EFF = 0.56;  // Hopper's; later GPUs x nvls_generation_share, as NVLS_EFF
 // NCCL counts 20 GB/s per 25 GB/s NVLink (SM80; 20.6 on SM90) when it sizes its rings, and
 // that is what rings reach: 235 GB/s busbw on DGX A100 (300 GB/s ports) and 355 GB/s on an
@@ -214,7 +219,7 @@ double default_latency_s(Protocol p, Algorithm a, CollectiveOp op, const Latency
                            : path.transport == NetTransport::efa ? efa_step_s(p, path.gdr_flush)
                                                                  : 0.0;
   const double net_levels = std::floor(std::log2(double(nodes)));
-  if (a == Algorithm::nvls_tree) return NVLS_TREE_BASE_LAT + 2 * net_levels * (NVLS_TREE_NET_STEP + transport);
+  if (a == Algorithm::nvls_tree) return NVLS_TREE_BASE_LAT + 2 * net_levels * transport;  // its steps' fill: nvls_tree_pipeline_s
   const bool pairwise = is_pairwise(op);
   // Pairwise sends (send/recv, all-to-all) wait on no neighbour's step: NCCL's figures.
   const double hop = hop_latency_s(path.worst_class, path.staged, p, a, pairwise);
@@ -297,6 +302,25 @@ double nvls_pipeline_s(const NvlsPipeline& p) {
   const double loops = std::max(1.0, std::ceil(p.size_B / (concurrent * chunk)));
   const double loop_s = NVLS_LOOP_S + concurrent * chunk * bus_factor(p.op, p.nranks) / p.bus_bw_Bps;
   return NVLS_FILL_LOOPS * loop_s + loops * NVLS_LOOP_S;
+}
+
+double nvls_tree_chunk_B(double size_B, double concurrent, int nodes) {
+  double chunk = nodes >= 4 ? 64 * 1024.0 : 128 * 1024.0;  // min(nvlsChunkSize, nvlsTreeMaxChunkSize)
+  if (size_B < 4 * concurrent * chunk && chunk > 64 * 1024.0) chunk = 64 * 1024.0;
+  if (size_B < concurrent * chunk && chunk > 32 * 1024.0) chunk = 32 * 1024.0;
+  return chunk;
+}
+
+double nvls_tree_pipeline_s(const NvlsTreePipeline& p) {
+  if (p.nodes < 2) return 0.0;
+  const int gpus_per_node = p.nranks / p.nodes;
+  // channels x heads; across nodes Blackwell keeps 32 channels (NVLS_NCHANNELS_SM100) in every release
+  const double channels = p.compute_capability >= 100 ? 32 : nvls_channels(p.compute_capability, p.nccl_version);
+  const double concurrent = channels * gpus_per_node;
+  const double loop_B = concurrent * nvls_tree_chunk_B(p.size_B, concurrent, p.nodes);
+  const double nvls_part_Bps = p.port_Bps * nvls_tree_port_share(p.compute_capability, gpus_per_node);
+  const double steps = p.nodes <= 2 ? 1.0 : 2 * std::floor(std::log2(double(p.nodes)));
+  return steps * NVLS_TREE_FILL_LOOPS * loop_B / nvls_part_Bps;
 }
 
 namespace {

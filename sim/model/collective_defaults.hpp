@@ -78,7 +78,7 @@ double payload_share(Protocol p);
 // NCCL's double binary tree, which moves S per node each way on 2 nodes and 2S beyond (tuning.cc
 // halves bwInter beyond 2 nodes), over the node's NICs at TREE_NET_EFF:
 //   algbw = min(port x NVLS_TREE_EFF x nvls_generation_share, node NICs x TREE_NET_EFF / (1 on 2 nodes, 2 beyond)),
-//   latency = NVLS's + 2 log2(nodes) network steps.
+//   latency = NVLS's + the network steps' chunk pipeline (nvls_tree_pipeline_s).
 // A ring all-reduce moves 2(N-1)/N S per node each way, so on 2 nodes the tree needs half the network.
 // Across nodes an LL128 all-reduce also runs its chain within each node at LL128_ALL_REDUCE_EFF
 // of a GPU's NVLink port: its bus bandwidth is at most this.
@@ -144,6 +144,23 @@ struct NvlsPipeline {
 int nvls_channels(int compute_capability, std::string_view nccl_version);
 double nvls_chunk_B(double size_B, double concurrent);
 double nvls_pipeline_s(const NvlsPipeline& p);
+
+// NVLS-tree's network steps stream chunks as well: NCCL's NVLS_TREE chunk is 128 KiB (64 KiB from 4
+// nodes: nvlsTreeMaxChunkSize), halved to 64 KiB below 4 x channels x heads x 128 KiB and to 32 KiB
+// below channels x heads x that (enqueue.cc calcCollChunking). Each step fills over NVLS_TREE_FILL_LOOPS
+// loops of channels x heads chunks at the NVLS part's rate; 2 nodes run one exchange, more nodes
+// 2 log2(nodes) steps (up the tree and down):
+//   pipeline = steps x fill x channels x heads x chunk / (port x NVLS-tree's share of it).
+// Heads: one per GPU of a node (one NIC a GPU assumed).
+struct NvlsTreePipeline {
+  double size_B = 0;
+  int nranks = 1, nodes = 1;
+  double port_Bps = 0;
+  int compute_capability = 90;
+  std::string_view nccl_version;
+};
+double nvls_tree_chunk_B(double size_B, double concurrent, int nodes);
+double nvls_tree_pipeline_s(const NvlsTreePipeline& p);
 
 // LL's synchronisation per step once NCCL has grown its thread group past the smallest: NCCL runs a
 // small LL collective on one channel of 64 threads (enqueue.cc halves 512 threads while below the

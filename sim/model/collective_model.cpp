@@ -104,10 +104,9 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
     c.ll_sync_s = std::max(0.0, ll_sync_s(a, op, n, g.nodes, size_B) - launch_stagger_s - size_B * bus_factor(op, n) / c.bus_bw_Bps);
     c.latency_s += c.ll_sync_s;
   }
-  if (a == Algorithm::nvls) {
-    c.nvls_pipeline_s = nvls_pipeline_s({size_B, n, op, c.bus_bw_Bps, g.compute_capability, nccl_version});
-    c.latency_s += c.nvls_pipeline_s;
-  }
+  if (a == Algorithm::nvls) c.nvls_pipeline_s = nvls_pipeline_s({size_B, n, op, c.bus_bw_Bps, g.compute_capability, nccl_version});
+  if (a == Algorithm::nvls_tree) c.nvls_pipeline_s = nvls_tree_pipeline_s({size_B, n, g.nodes, g.port_Bps, g.compute_capability, nccl_version});
+  c.latency_s += c.nvls_pipeline_s;
   return c;
 }
 

@@ -52,7 +52,7 @@ struct CollectivePlan {
   double tree_correction = 1; // NCCL's medium-size tree factor included in bus_bw_Bps (1: none)
   double tree_fill_s = 0;     // of latency_s: a Simple tree's chunks stored and forwarded hop by hop (tree_fill_s())
   double ll_sync_s = 0;       // of latency_s: LL's step synchronisation beyond its data time (ll_sync_s())
-  double nvls_pipeline_s = 0; // of latency_s: NVLS's chunk pipeline on one node (nvls_pipeline_s())
+  double nvls_pipeline_s = 0; // of latency_s: NVLS's chunk pipeline (nvls_pipeline_s(); NVLS-tree's: nvls_tree_pipeline_s())
   std::vector<Flow> flows;    // the bandwidth part as flows
   double bandwidth_s = 0;     // bandwidth part when the group is alone (max-min over its own flows)
   std::string engine_kernel;  // "" = NCCL; "one-shot" / "two-shot": the engine's own (engine_all_reduce.hpp)

@@ -22,6 +22,8 @@ std::string describe_collective(const CollectivePlan& c) {
   const std::string fill =
       c.tree_fill_s > 0   ? fmt::format(" (of which {} the tree's chunks stored and forwarded hop by hop)", format_time(c.tree_fill_s))
       : c.ll_sync_s > 0 ? fmt::format(" (of which {} LL's step synchronisation beyond its data time)", format_time(c.ll_sync_s))
+      : c.nvls_pipeline_s > 0 && c.algorithm == Algorithm::nvls_tree
+          ? fmt::format(" (of which {} the fill of its network steps' chunk pipeline)", format_time(c.nvls_pipeline_s))
       : c.nvls_pipeline_s > 0 ? fmt::format(" (of which {} NVLS's chunk pipeline: its fill and a cost per loop)", format_time(c.nvls_pipeline_s))
                         : "";
   return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {}{} + {} bus bytes / {} bus bandwidth{}{} = {}",

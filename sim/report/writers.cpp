@@ -226,7 +226,7 @@ std::string render_collective_json(const CollectiveSweep& s, const std::string& 
                 {"latency_us", c.latency_s * 1e6},
                 {"tree_fill_us", c.tree_fill_s * 1e6},  // of latency_us: a Simple tree's chunks stored and forwarded
                 {"ll_sync_us", c.ll_sync_s * 1e6},      // of latency_us: LL's step synchronisation beyond its data time
-                {"nvls_pipeline_us", c.nvls_pipeline_s * 1e6},  // of latency_us: NVLS's chunk pipeline on one node
+                {"nvls_pipeline_us", c.nvls_pipeline_s * 1e6},  // of latency_us: NVLS's chunk pipeline (NVLS-tree: its network steps' fill)
                 {"bus_bandwidth_GBps", c.bus_bw_Bps / 1e9}};
     if (r.measured_s) {
       row["measured_time_us"] = *r.measured_s * 1e6;

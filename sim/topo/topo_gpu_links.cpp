@@ -13,8 +13,6 @@
 namespace tpsim {
 namespace {
 
-double nvlink_rate(int generation) { return generation >= 5 ? 50e9 : generation > 0 ? 25e9 : 0; }
-
 double pcie_rate(int generation) {
   switch (generation) {
     case 3: return 12e9;
@@ -34,7 +32,7 @@ GpuLinkSpec gpu_link_spec(const std::string& gpu_model) {
     spec.pcie_generation = gpu->pcie_generation;
     spec.peak_bf16_flops = gpu->bf16_peak_flops;
     spec.p2p = gpu->pcie_p2p;
-    spec.nvlink_bw_Bps = gpu->nvlink_link_Bps > 0 ? gpu->nvlink_link_Bps : nvlink_rate(gpu->nvlink_generation);
+    spec.nvlink_bw_Bps = nvlink_link_rate_Bps(*gpu);
     spec.pcie_bw_Bps = pcie_rate(gpu->pcie_generation);
     spec.pcie_switch_bw_Bps = 2 * spec.pcie_bw_Bps;
     spec.host_bridge_bw_Bps = 2 * spec.pcie_bw_Bps;
