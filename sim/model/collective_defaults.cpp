@@ -304,6 +304,8 @@ double nvls_pipeline_s(const NvlsPipeline& p) {
   return NVLS_FILL_LOOPS * loop_s + loops * NVLS_LOOP_S;
 }
 
+bool nvls_tree_ranked_without_fill(int nodes, std::string_view nccl_version) { return nodes == 2 && !nccl_before(nccl_version, 2, 28); }
+
 double nvls_tree_chunk_B(double size_B, double concurrent, int nodes) {
   double chunk = nodes >= 4 ? 64 * 1024.0 : 128 * 1024.0;  // min(nvlsChunkSize, nvlsTreeMaxChunkSize)
   if (size_B < 4 * concurrent * chunk && chunk > 64 * 1024.0) chunk = 64 * 1024.0;

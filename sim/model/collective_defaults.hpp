@@ -159,6 +159,10 @@ struct NvlsTreePipeline {
   int compute_capability = 90;
   std::string_view nccl_version;
 };
+// Whether NCCL's tuner ranks a 2-node NVLS-tree by its line alone (no fill): from NCCL 2.28, which counts
+// its NICs twice on 2 nodes (tuning.cc "Handle 2 node case of NVLSTree"); before, it ranked NVLS-tree
+// slower than tpsim's line, and tpsim's own costs (with the fill) stand for its choice.
+bool nvls_tree_ranked_without_fill(int nodes, std::string_view nccl_version);
 double nvls_tree_chunk_B(double size_B, double concurrent, int nodes);
 double nvls_tree_pipeline_s(const NvlsTreePipeline& p);
 

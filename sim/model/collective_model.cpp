@@ -419,8 +419,11 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
       if (p == Protocol::LL128 && !g.ll128_enabled && !c.calibrated && spec_.protocol != "LL128") continue;
       // A tree's bandwidth already counts the links its own rings share (the solver's node_net_Bps, chain_Bps).
       const double t = c.latency_s + plan.bus_bytes / effective_bus_Bps(c, p, g, tree_shaped(a, p, g) ? 1.0 : sharing);
-      if (t < best) {
-        best = t;
+      // What NCCL's tuner ranks: from 2.28 it counts a 2-node NVLS-tree's NICs twice, as tpsim does, but
+      // never its chunk pipeline's fill, so it runs NVLS-tree from sizes where the fill makes it the slower.
+      const double ranked = a == Algorithm::nvls_tree && nvls_tree_ranked_without_fill(g.nodes, spec_.nccl_version) ? t - c.nvls_pipeline_s : t;
+      if (ranked < best) {
+        best = ranked;
         plan.algorithm = a;
         plan.protocol = p;
         plan.latency_s = c.latency_s;

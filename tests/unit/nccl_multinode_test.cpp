@@ -164,9 +164,25 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   CHECK(a3.time_s() == doctest::Approx(55 * US + 2.4 * loop_128k_s + 2 * 49 * US + S / 184e9).scale(0).epsilon(1e-6));
   // 16 MiB: NVLS-tree on 64 KiB chunks, 55 + 80 us + 16 MiB x 1.875 / 472.5 GB/s = 201.5 us, beats the tree's
   // 48.5 us + 16 MiB x 1.875 / 194.4 GB/s = 210 us (the recorded pair measured 185); at 4 MiB (32 KiB chunks,
-  // 55 + 40 + 16.6 = 111.6 us) the tree's 94 us is cheaper.
+  // 55 + 40 + 16.6 = 111.6 us) the tree's 94 us is cheaper, and NCCL 2.26 (the recorded pair's) runs it there.
   CHECK(plan_on("2x_dgx_h100_ib.xml", 16 << 20).algorithm == Algorithm::nvls_tree);
-  CHECK(plan_on("2x_dgx_h100_ib.xml", 4 << 20).algorithm == Algorithm::tree);
+  const auto plan_with = [&](std::string_view nccl_version, double size_B) {
+    Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+    CollectiveSpec spec;
+    spec.nccl_version = std::string(nccl_version);
+    CollectiveModel model(topo, spec, nullptr);
+    return model.plan(CollectiveOp::all_reduce, size_B, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  };
+  CHECK(plan_with("2.26.2", 4 << 20).algorithm == Algorithm::tree);
+  // From NCCL 2.28 the tuner ranks a 2-node NVLS-tree by its line alone, 55 + 16.6 = 71.6 us against the tree's
+  // 94: it runs NVLS-tree, which costs its fill as well, 111.6 us (a current NCCL where the version is not given).
+  const CollectivePlan nccl_2_28 = plan_with("2.28.3", 4 << 20);
+  CHECK(nccl_2_28.algorithm == Algorithm::nvls_tree);
+  CHECK(nccl_2_28.time_s() == doctest::Approx(55 * US + 2.4 * loop_128k_s / 4 + (4 << 20) * 1.875 / 472.5e9).scale(0).epsilon(1e-6));
+  CHECK(plan_on("2x_dgx_h100_ib.xml", 4 << 20).algorithm == Algorithm::nvls_tree);
+  // At 512 KiB the tree's 48.5 + 2.7 / 0.6 = 56.1 us still beats the line's 55 + 2.1 us.
+  CHECK(plan_with("2.28.3", 512 << 10).algorithm == Algorithm::tree);
+  CHECK(!nvls_tree_ranked_without_fill(4, "2.28.3"));  // 2 nodes only (NCCL's "2 node case of NVLSTree")
   // A100 nodes have no NVLS: the tree at every size.
   CHECK(plan_on("oci_2x_a100_40gb_roce.xml", S).algorithm == Algorithm::tree);
 }
@@ -286,7 +302,9 @@ TEST_CASE("a tree across nodes moves S per node through the NICs each way on 2 n
   CHECK(rail.summary(CollectiveOp::all_reduce, gpus).node_net_Bps == doctest::Approx(400e9).scale(0));
   CHECK(rail.summary(CollectiveOp::all_reduce, gpus).chain_Bps == doctest::Approx(450e9 * 8 / 7).scale(0));
   const Topology shared_topo(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/2x-dgx-h200-1nic.xml"), {}, "");
-  const CollectiveModel shared(shared_topo, CollectiveSpec{}, nullptr);
+  CollectiveSpec nccl_2_27;  // the held-out log's release: NCCL's tuner still ranked NVLS-tree with its fill's cost (nvls_tree_ranked_without_fill)
+  nccl_2_27.nccl_version = "2.27.3";
+  const CollectiveModel shared(shared_topo, nccl_2_27, nullptr);
   CHECK(shared.summary(CollectiveOp::all_reduce, gpus).node_net_Bps == doctest::Approx(50e9).scale(0));
   // 8 MiB through the one NIC: tree/LL128 at 46 x 120/128 GB/s algbw, x 0.9 (NCCL's medium-size correction
   // for LL128 at log2(8 MiB / 64 B) = 17), 14.0 + 2 (7 x 1.25 + 8.5) = 48.5 us of latency: 264.6 us; the
