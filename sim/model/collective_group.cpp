@@ -109,14 +109,15 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
                                 g.gpu_model, efa_flush_s() * 1e6));
   const bool fitted_here = calibration_ && std::any_of(calibration_->collectives.begin(), calibration_->collectives.end(),
                                                        [&](const CollectiveCalibration& e) { return e.nodes >= g.nodes; });
-  // The held-out EFA sweeps' signed error by size band (held_out_collectives.py): 64 KiB-1 MiB and
-  // 1-16 MiB, three 2x p5 and three 2x p4d/p4de logs, every one of them fast, 13-41%.
+  // The held-out EFA sweeps' signed error by size band (held_out_collectives.py): 64 KiB-1 MiB, three 2x p5
+  // and three 2x p4d/p4de logs, all 16-28% fast; 1-16 MiB four of them 13-41% fast, two p5 within 3% (session 42).
   if (op == CollectiveOp::all_reduce && g.transport == NetTransport::efa && !fitted_here)
     notes.push_back("across nodes over AWS EFA: six held-out 2-node EFA sweeps (three p5, three p4d/p4de; "
-                    "tests/data/measured/SOURCES.md) ran 64 KiB-16 MiB all-reduces in more time than simulated (the model's "
-                    "times 13-41% short, each box's median over 64 KiB-1 MiB and over 1-16 MiB), 32 MiB and up at most 25% "
-                    "short, most within 15%: read mid sizes over EFA as optimistic, or calibrate on a log of the cluster "
-                    "(tpsim fit)");
+                    "tests/data/measured/SOURCES.md) ran 64 KiB-1 MiB all-reduces in more time than simulated (the model's "
+                    "times 16-28% short, each box's median over those sizes), 1-16 MiB 13-41% short on four of them (the "
+                    "p4d/p4de and the p5 on NCCL 2.22; within 3% on the two p5 that print no version, read as a current NCCL "
+                    "that runs NVLS-tree there), 32 MiB and up at most 25% short, most within 15%: read mid sizes over EFA as "
+                    "optimistic, or calibrate on a log of the cluster (tpsim fit)");
   // Slingshot: the held-out quad-GH200 sweeps (Alps, santis, Olivia) against the RDMA defaults.
   if (g.transport == NetTransport::cxi && !fitted_here)
     notes.push_back("across nodes over HPE Slingshot (net_transport cxi, libfabric's cxi provider through aws-ofi-nccl): not "

@@ -29,9 +29,10 @@ const std::string TWO_NODE_DECODE_NOTE =
 // tpsim's note on an uncalibrated all-reduce across nodes over AWS EFA (the held-out check's band table).
 const std::string EFA_MID_SIZE_NOTE =
     "across nodes over AWS EFA: six held-out 2-node EFA sweeps (three p5, three p4d/p4de; tests/data/measured/SOURCES.md) "
-    "ran 64 KiB-16 MiB all-reduces in more time than simulated (the model's times 13-41% short, each box's median over "
-    "64 KiB-1 MiB and over 1-16 MiB), 32 MiB and up at most 25% short, most within 15%: read mid sizes over EFA as "
-    "optimistic, or calibrate on a log of the cluster (tpsim fit)";
+    "ran 64 KiB-1 MiB all-reduces in more time than simulated (the model's times 16-28% short, each box's median over those "
+    "sizes), 1-16 MiB 13-41% short on four of them (the p4d/p4de and the p5 on NCCL 2.22; within 3% on the two p5 that print "
+    "no version, read as a current NCCL that runs NVLS-tree there), 32 MiB and up at most 25% short, most within 15%: read "
+    "mid sizes over EFA as optimistic, or calibrate on a log of the cluster (tpsim fit)";
 
 // A calibration holding one all-reduce entry fitted on `nranks` ranks over `nodes` nodes.
 Calibration all_reduce_fitted_on(int nranks, int nodes) {
