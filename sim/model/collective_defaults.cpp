@@ -314,8 +314,8 @@ double nvls_tree_chunk_B(double size_B, double concurrent, int nodes) {
 }
 
 double nvls_tree_pipeline_s(const NvlsTreePipeline& p) {
-  if (p.nodes < 2) return 0.0;
-  const int gpus_per_node = p.nranks / p.nodes;
+  const int gpus_per_node = p.nodes > 0 ? p.nranks / p.nodes : 0;
+  if (p.nodes < 2 || gpus_per_node < 1 || !(p.port_Bps > 0)) return 0.0;  // no NVLS-tree: nothing to fill
   // channels x heads; across nodes Blackwell keeps 32 channels (NVLS_NCHANNELS_SM100) in every release
   const double channels = p.compute_capability >= 100 ? 32 : nvls_channels(p.compute_capability, p.nccl_version);
   const double concurrent = channels * gpus_per_node;

@@ -134,6 +134,7 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   CHECK(nvls_tree_pipeline_s({1 << 30, 16, 2, 900e9, 100, ""}) ==
         doctest::Approx(2.4 * 256 * 131072 / (900e9 * 0.56 * 0.74 / 0.85)).scale(0));
   CHECK(pipeline(1 << 30, 8, 1) == 0);  // one node runs NVLS, not NVLS-tree
+  CHECK(nvls_tree_pipeline_s({1 << 30, 16, 2, 0, 90, ""}) == 0);  // no NVLink port: no NVLS-tree, no fill (not a division by 0)
   // algbw = min(port x 0.56, node NICs x 0.92 / (1 on 2 nodes, 2 beyond)); busbw = algbw x 2(N-1)/N.
   CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 400e9, 90) == doctest::Approx(450e9 * 0.56 * 30 / 16).scale(0));
   CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 200e9, 90) == doctest::Approx(200e9 * 0.92 * 30 / 16).scale(0));
