@@ -140,6 +140,10 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
     notes.push_back("NCCL version not given: a Simple tree's chunk is one 512 KiB step a channel at every size, stored and "
                     "forwarded whole at each hop of the chains inside the nodes, as from NCCL 2.20; before 2.20 it shrinks at "
                     "medium sizes and waits less at each hop (--nccl-version, or a log that prints it)");
+  if (g.nvls_tree_possible && g.nodes == 2 && spec_.nccl_version.empty() && !calibration_)
+    notes.push_back("NCCL version not given: on 2 nodes NVLS-tree runs where NCCL's tuner picks it from 2.28 (by its line, "
+                    "without its chunk pipeline's fill: from about 1 MiB on 2x H100 InfiniBand), and costs the fill too; before "
+                    "2.28 where tpsim's own costs put it (there from about 16 MiB; --nccl-version, or a log that prints it)");
   return notes;
 }
 

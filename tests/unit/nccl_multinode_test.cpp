@@ -389,7 +389,7 @@ TEST_CASE("across more than 2 nodes, uncalibrated, a group is told how far the d
   CHECK(CollectiveModel(cluster, CollectiveSpec{}, &cal).group_notes(CollectiveOp::all_reduce, four_nodes).empty());
 }
 
-TEST_CASE("an all-reduce across nodes without an NCCL version is told which tree chunk it assumes") {
+TEST_CASE("an all-reduce across nodes without an NCCL version is told which tree chunk and which NVLS-tree choice it assumes") {
   // The chunk decides the chains' fill (tree_fill_s): one 512 KiB step from NCCL 2.20, shrunk before.
   const Topology cluster(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
   std::vector<int> two_nodes(16);
@@ -397,7 +397,10 @@ TEST_CASE("an all-reduce across nodes without an NCCL version is told which tree
   CHECK(CollectiveModel(cluster, CollectiveSpec{}, nullptr).group_notes(CollectiveOp::all_reduce, two_nodes) ==
         std::vector<std::string>{TWO_NODE_DECODE_NOTE, "NCCL version not given: a Simple tree's chunk is one 512 KiB step a channel at every size, stored "
                                  "and forwarded whole at each hop of the chains inside the nodes, as from NCCL 2.20; before 2.20 it "
-                                 "shrinks at medium sizes and waits less at each hop (--nccl-version, or a log that prints it)"});
+                                 "shrinks at medium sizes and waits less at each hop (--nccl-version, or a log that prints it)",
+                                 "NCCL version not given: on 2 nodes NVLS-tree runs where NCCL's tuner picks it from 2.28 (by its line, "
+                                 "without its chunk pipeline's fill: from about 1 MiB on 2x H100 InfiniBand), and costs the fill too; before "
+                                 "2.28 where tpsim's own costs put it (there from about 16 MiB; --nccl-version, or a log that prints it)"});
   CollectiveSpec given;
   given.nccl_version = "2.19.3";
   CHECK(CollectiveModel(cluster, given, nullptr).group_notes(CollectiveOp::all_reduce, two_nodes) ==
