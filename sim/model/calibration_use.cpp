@@ -38,7 +38,9 @@ double fitted_nvls_tree_fill_s(const CollectiveCalibration& e, const GroupSummar
   const GpuSpec* gpu = e.gpu_spec;
   const double port_Bps = gpu && gpu->nvlinks_per_gpu > 0 ? gpu->nvlinks_per_gpu * nvlink_link_rate_Bps(*gpu) : t.port_Bps;
   const double size_B = e.max_size_B > 0 ? e.max_size_B : 16.0 * (1ull << 30);
-  return nvls_tree_pipeline_s({size_B, e.nranks, e.nodes, port_Bps, gpu ? gpu->compute_capability : t.compute_capability, e.nccl_version});
+  // (a network fit's wire rate is its node's NICs: network fits carry to NICs of that rate only)
+  return nvls_tree_pipeline_s({size_B, e.nranks, e.nodes, port_Bps, gpu ? gpu->compute_capability : t.compute_capability, e.nccl_version,
+                               e.wire_Bps.value_or(t.node_net_Bps), t.nics_per_node});
 }
 
 // Whether the target's rings run on wires of the rate the entry's did (within 1%; no recorded rate: they do).

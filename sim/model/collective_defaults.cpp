@@ -128,7 +128,9 @@ constexpr double NVLS_FILL_LOOPS = 1.8, NVLS_LOOP_S = 4.3 * US;
 // 160 / 66.6 = 2.4 loops (derived). On 2 nodes the tree's reduce and broadcast run as one exchange
 // (NCCL's tuner counts the NICs twice there, tuning.cc), beyond as 2 log2(nodes) steps on 64 KiB chunks
 // (nvlsTreeMaxChunkSize's default from 4 nodes, NCCL 2.19 on): 2.4 loops of 8 MiB, 80 us a step on
-// H100, what the 8- and 10-node logs' 128 MiB-16 GiB had fitted with a fixed step. Checked, not
+// H100, what the 8- and 10-node logs' 128 MiB-16 GiB had fitted with a fixed step. A loop moves at its
+// slower stage, the NVLS part or the node's NICs, and NCCL runs one head a NIC (the held-out 2x DGX H200
+// with one NIC a node: 14.8% -> 12.4%). Checked, not
 // fitted: the recorded log's 16 and 32 MiB (64 KiB chunks: +13% and +30% with the fixed 160 us;
 // tests/data/measured/SOURCES.md for the held-out 2-node logs), 2x H200 RoCE (231 us + S / 259 GB/s
 // fitted by tpsim), 2x H100 InfiniBand with NCCL_ALGO=NVLSTree (182 us + S / 242 GB/s).
@@ -318,11 +320,14 @@ double nvls_tree_pipeline_s(const NvlsTreePipeline& p) {
   if (p.nodes < 2 || gpus_per_node < 1 || !(p.port_Bps > 0)) return 0.0;  // no NVLS-tree: nothing to fill
   // channels x heads; across nodes Blackwell keeps 32 channels (NVLS_NCHANNELS_SM100) in every release
   const double channels = p.compute_capability >= 100 ? 32 : nvls_channels(p.compute_capability, p.nccl_version);
-  const double concurrent = channels * gpus_per_node;
+  const int heads = p.nics_per_node > 0 ? std::min(p.nics_per_node, gpus_per_node) : gpus_per_node;  // one a NIC
+  const double concurrent = channels * heads;
   const double loop_B = concurrent * nvls_tree_chunk_B(p.size_B, concurrent, p.nodes);
+  // A loop moves at its slower stage: the NVLS part, or the node's NICs (a chunk crosses a level at their rate).
   const double nvls_part_Bps = p.port_Bps * nvls_tree_port_share(p.compute_capability, gpus_per_node);
+  const double rate_Bps = p.node_net_Bps > 0 ? std::min(nvls_part_Bps, p.node_net_Bps * TREE_NET_EFF) : nvls_part_Bps;
   const double steps = p.nodes <= 2 ? 1.0 : 2 * std::floor(std::log2(double(p.nodes)));
-  return steps * NVLS_TREE_FILL_LOOPS * loop_B / nvls_part_Bps;
+  return steps * NVLS_TREE_FILL_LOOPS * loop_B / rate_Bps;
 }
 
 namespace {

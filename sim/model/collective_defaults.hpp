@@ -148,16 +148,18 @@ double nvls_pipeline_s(const NvlsPipeline& p);
 // NVLS-tree's network steps stream chunks as well: NCCL's NVLS_TREE chunk is 128 KiB (64 KiB from 4
 // nodes: nvlsTreeMaxChunkSize), halved to 64 KiB below 4 x channels x heads x 128 KiB and to 32 KiB
 // below channels x heads x that (enqueue.cc calcCollChunking). Each step fills over NVLS_TREE_FILL_LOOPS
-// loops of channels x heads chunks at the NVLS part's rate; 2 nodes run one exchange, more nodes
-// 2 log2(nodes) steps (up the tree and down):
-//   pipeline = steps x fill x channels x heads x chunk / (port x NVLS-tree's share of it).
-// Heads: one per GPU of a node (one NIC a GPU assumed).
+// loops of channels x heads chunks at the slower of the NVLS part's rate and the node's NICs'; 2 nodes
+// run one exchange, more nodes 2 log2(nodes) steps (up the tree and down):
+//   pipeline = steps x fill x channels x heads x chunk / min(port x NVLS-tree's share of it, NICs x TREE_NET_EFF).
+// Heads: one a NIC (NCCL's NVLS heads), at most one a GPU.
 struct NvlsTreePipeline {
   double size_B = 0;
   int nranks = 1, nodes = 1;
   double port_Bps = 0;
   int compute_capability = 90;
   std::string_view nccl_version;
+  double node_net_Bps = 0;  // a node's NICs (0: not known, the NVLS part's rate alone)
+  int nics_per_node = 0;    // NVLS heads, one a NIC (0: not known, one a GPU)
 };
 // Whether NCCL's tuner ranks a 2-node NVLS-tree by its line alone (no fill): from NCCL 2.28, which counts
 // its NICs twice on 2 nodes (tuning.cc "Handle 2 node case of NVLSTree"); before, it ranked NVLS-tree

@@ -105,7 +105,8 @@ LineCosts default_costs(Protocol p, Algorithm a, CollectiveOp op, const GroupSum
     c.latency_s += c.ll_sync_s;
   }
   if (a == Algorithm::nvls) c.nvls_pipeline_s = nvls_pipeline_s({size_B, n, op, c.bus_bw_Bps, g.compute_capability, nccl_version});
-  if (a == Algorithm::nvls_tree) c.nvls_pipeline_s = nvls_tree_pipeline_s({size_B, n, g.nodes, g.port_Bps, g.compute_capability, nccl_version});
+  if (a == Algorithm::nvls_tree)
+    c.nvls_pipeline_s = nvls_tree_pipeline_s({size_B, n, g.nodes, g.port_Bps, g.compute_capability, nccl_version, g.node_net_Bps, g.nics_per_node});
   c.latency_s += c.nvls_pipeline_s;
   return c;
 }

@@ -134,6 +134,11 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   CHECK(nvls_tree_pipeline_s({1 << 30, 16, 2, 900e9, 100, ""}) ==
         doctest::Approx(2.4 * 256 * 131072 / (900e9 * 0.56 * 0.74 / 0.85)).scale(0));
   CHECK(pipeline(1 << 30, 8, 1) == 0);  // one node runs NVLS, not NVLS-tree
+  // NCCL's NVLS heads are one a NIC, and a loop moves at its slower stage: 8 x 400 Gb/s NICs a node (368 GB/s
+  // at 0.92) leave the NVLS part's 252 GB/s binding; one 400 Gb/s NIC a node (the held-out 2x DGX H200) runs
+  // one head, 16 channels x 128 KiB a loop, at 50 x 0.92 = 46 GB/s.
+  CHECK(nvls_tree_pipeline_s({1 << 30, 16, 2, 450e9, 90, "", 400e9, 8}) == doctest::Approx(2.4 * loop_128k_s).scale(0));
+  CHECK(nvls_tree_pipeline_s({1 << 30, 16, 2, 450e9, 90, "", 50e9, 1}) == doctest::Approx(2.4 * 16 * 131072 / (50e9 * 0.92)).scale(0));
   CHECK(nvls_tree_pipeline_s({1 << 30, 16, 2, 0, 90, ""}) == 0);  // no NVLink port: no NVLS-tree, no fill (not a division by 0)
   // algbw = min(port x 0.56, node NICs x 0.92 / (1 on 2 nodes, 2 beyond)); busbw = algbw x 2(N-1)/N.
   CHECK(nvls_tree_bus_bw_Bps(CollectiveOp::all_reduce, 16, 2, 450e9, 400e9, 90) == doctest::Approx(450e9 * 0.56 * 30 / 16).scale(0));
@@ -159,11 +164,12 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   // GCP A3 Mega, 8 x 200 Gb/s NICs per node: the NICs bind both trees at 200 GB/s x 0.92 = 184 GB/s,
   // so latency decides: the plain tree's 8.4 + 2 (7 x 4.0 + (14 + 49)) = 190.4 us over TCP plus its
   // chains' fill, 16 channels x 512 KiB x 2 x 7 / (0.8 x 450 GB/s x 8/7) = 286 us (tree_fill_s; a
-  // GPU's port carries 7 of a ring's 8 edges in a node), against NVLS-tree's 55 + 160 + 2 x 49 = 313 us:
-  // NVLS-tree, as NCCL ran it in the recorded A3 Mega log.
+  // GPU's port carries 7 of a ring's 8 edges in a node), against NVLS-tree's 55 + 219 + 2 x 49 = 372 us (its
+  // fill at the NICs' 184 GB/s, below the NVLS part's 252: 2.4 x 16 MiB / 184 GB/s): NVLS-tree, as NCCL ran it
+  // in the recorded A3 Mega log.
   const CollectivePlan a3 = plan_on("2x_gcp_a3mega_tcpxo.xml", S);
   CHECK(a3.algorithm == Algorithm::nvls_tree);
-  CHECK(a3.time_s() == doctest::Approx(55 * US + 2.4 * loop_128k_s + 2 * 49 * US + S / 184e9).scale(0).epsilon(1e-6));
+  CHECK(a3.time_s() == doctest::Approx(55 * US + 2.4 * 128 * 131072 / 184e9 + 2 * 49 * US + S / 184e9).scale(0).epsilon(1e-6));
   // 16 MiB: NVLS-tree on 64 KiB chunks, 55 + 80 us + 16 MiB x 1.875 / 472.5 GB/s = 201.5 us, beats the tree's
   // 48.5 us + 16 MiB x 1.875 / 194.4 GB/s = 210 us (the recorded pair measured 185); at 4 MiB (32 KiB chunks,
   // 55 + 40 + 16.6 = 111.6 us) the tree's 94 us is cheaper, and NCCL 2.26 (the recorded pair's) runs it there.
