@@ -216,10 +216,14 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
       r.notes.push_back(note);
       break;
     }
-  if (c.layout[0].size() > 1)
-    if (const GroupSummary g = cm.summary(CollectiveOp::all_reduce, c.layout[0]); g.staged_edge)
+  // The all-reduces run within a pipeline stage: the replica's first stage stands for its TP groups
+  // (a replica lists its stages one after the other; TP=8xPP=2 across 2 nodes read as one 16-GPU group
+  // carried the 2-node all-reduce notes).
+  const std::vector<int> tp_group(c.layout[0].begin(), c.layout[0].begin() + std::ptrdiff_t(c.layout[0].size()) / c.pp);
+  if (tp_group.size() > 1)
+    if (const GroupSummary g = cm.summary(CollectiveOp::all_reduce, tp_group); g.staged_edge)
       r.notes.push_back(staging_note(*g.staged_edge, g.staging));
-  for (const std::string& note : cm.group_notes(CollectiveOp::all_reduce, c.layout[0])) r.notes.push_back(note);
+  for (const std::string& note : cm.group_notes(CollectiveOp::all_reduce, tp_group)) r.notes.push_back(note);
   // A mixed split's tightest fit is its narrowest replica's (the layout lists the largest first).
   r.memory = memory_fit(in.model, replica_shape(c, c.layout.back()), *gpu.spec, s);
   if (c.layout.back().size() != c.layout.front().size())

@@ -503,3 +503,15 @@ TEST_CASE("requests drawn past the model's context are refused, as an engine ref
                                   "(max_position_embeddings): refused, as an engine refuses them, and counted as dropped", past);
         }) == 1);
 }
+
+TEST_CASE("a pipeline's all-reduce notes are its stage's: TP=8xPP=2 across 2 nodes all-reduces within a node") {
+  // multinode_llama70b.yaml: TP=16 spans both nodes, TP=8xPP=2 puts one stage on each node (its replica lists
+  // the stages one after the other), so only TP=16 carries the notes of an all-reduce across 2 nodes.
+  const ScenarioResult r = run_scenario(load_scenario(ROOT + "/scenarios/multinode_llama70b.yaml"), {});
+  const auto across_nodes = [](const ConfigResult& c) {
+    return std::count_if(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.rfind("across 2 nodes:", 0) == 0; });
+  };
+  CHECK(across_nodes(config(r, "TP=16 across nodes")) == 1);
+  CHECK(across_nodes(config(r, "TP=8xPP=2")) == 0);
+  CHECK(across_nodes(config(r, "2xTP=8")) == 0);
+}
