@@ -219,7 +219,7 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
   // The all-reduces run within a pipeline stage: the replica's first stage stands for its TP groups
   // (a replica lists its stages one after the other; TP=8xPP=2 across 2 nodes read as one 16-GPU group
   // carried the 2-node all-reduce notes).
-  const std::vector<int> tp_group(c.layout[0].begin(), c.layout[0].begin() + std::ptrdiff_t(c.layout[0].size()) / c.pp);
+  const std::vector<int> tp_group = stage_gpus(c.layout[0], c.pp, 0);
   if (tp_group.size() > 1)
     if (const GroupSummary g = cm.summary(CollectiveOp::all_reduce, tp_group); g.staged_edge)
       r.notes.push_back(staging_note(*g.staged_edge, g.staging));

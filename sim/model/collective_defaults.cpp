@@ -285,9 +285,9 @@ double tree_bus_bw_Bps(Protocol p, CollectiveOp op, int n, int nodes, PathClass 
   return bus_factor(op, n) * std::min(chain, node_net_Bps / nvls_tree_net_share(nodes)) * payload_share(p);
 }
 
-int nvls_channels(int compute_capability, std::string_view nccl_version) {
+int nvls_channels(int compute_capability, std::string_view nccl_version, int nodes) {
   if (compute_capability < 100) return 16;  // NVLS_NCHANNELS_SM90
-  return nccl_before(nccl_version, 2, 27) ? 32 : 24;  // SM100, SM100_NVL from 2.27
+  return nodes > 1 || nccl_before(nccl_version, 2, 27) ? 32 : 24;  // SM100 (across nodes in every release), SM100_NVL from 2.27
 }
 
 double nvls_chunk_B(double size_B, double concurrent) {
@@ -299,7 +299,7 @@ double nvls_chunk_B(double size_B, double concurrent) {
 }
 
 double nvls_pipeline_s(const NvlsPipeline& p) {
-  const double concurrent = double(nvls_channels(p.compute_capability, p.nccl_version)) * p.nranks;  // channels x heads
+  const double concurrent = double(nvls_channels(p.compute_capability, p.nccl_version, 1)) * p.nranks;  // channels x heads
   const double chunk = nvls_chunk_B(p.size_B, concurrent);
   const double loops = std::max(1.0, std::ceil(p.size_B / (concurrent * chunk)));
   const double loop_s = NVLS_LOOP_S + concurrent * chunk * bus_factor(p.op, p.nranks) / p.bus_bw_Bps;
@@ -318,8 +318,7 @@ double nvls_tree_chunk_B(double size_B, double concurrent, int nodes) {
 double nvls_tree_pipeline_s(const NvlsTreePipeline& p) {
   const int gpus_per_node = p.nodes > 0 ? p.nranks / p.nodes : 0;
   if (p.nodes < 2 || gpus_per_node < 1 || !(p.port_Bps > 0)) return 0.0;  // no NVLS-tree: nothing to fill
-  // channels x heads; across nodes Blackwell keeps 32 channels (NVLS_NCHANNELS_SM100) in every release
-  const double channels = p.compute_capability >= 100 ? 32 : nvls_channels(p.compute_capability, p.nccl_version);
+  const double channels = nvls_channels(p.compute_capability, p.nccl_version, p.nodes);
   const int heads = p.nics_per_node > 0 ? std::min(p.nics_per_node, gpus_per_node) : gpus_per_node;  // one a NIC
   const double concurrent = channels * heads;
   const double loop_B = concurrent * nvls_tree_chunk_B(p.size_B, concurrent, p.nodes);

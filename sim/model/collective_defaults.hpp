@@ -141,7 +141,8 @@ struct NvlsPipeline {
   int compute_capability = 90;
   std::string_view nccl_version;
 };
-int nvls_channels(int compute_capability, std::string_view nccl_version);
+// NCCL's NVLS channels: 16 on Hopper; on Blackwell 32 across nodes, and on one node 24 from NCCL 2.27, 32 before.
+int nvls_channels(int compute_capability, std::string_view nccl_version, int nodes);
 double nvls_chunk_B(double size_B, double concurrent);
 double nvls_pipeline_s(const NvlsPipeline& p);
 

@@ -169,12 +169,17 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
 
 }  // namespace
 
+std::vector<int> stage_gpus(const std::vector<int>& replica, int pp, int stage) {
+  const std::size_t per_stage = replica.size() / std::size_t(pp);
+  return {replica.begin() + std::ptrdiff_t(stage * per_stage), replica.begin() + std::ptrdiff_t((stage + 1) * per_stage)};
+}
+
 StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveModel& cm, const std::vector<int>& replica,
                    bool with_ops) {
   StepPlan plan;
   const std::size_t pp = ops.stage_layers.size(), per_stage = replica.size() / pp;
   auto stage = [&](std::size_t s) {
-    StageGroups g{std::vector<int>(replica.begin() + s * per_stage, replica.begin() + (s + 1) * per_stage), {}};
+    StageGroups g{stage_gpus(replica, int(pp), int(s)), {}};
     g.tp.assign(g.stage.begin(), g.stage.begin() + std::min<std::size_t>(std::size_t(std::max(1, ops.tp)), per_stage));
     return g;
   };

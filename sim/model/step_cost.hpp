@@ -90,6 +90,9 @@ struct StepPlan {
   double closed_form_s() const { return breakdown.total(); }
 };
 
+// Stage `stage` of a replica that lists its `pp` stages' GPUs one after the other.
+std::vector<int> stage_gpus(const std::vector<int>& replica, int pp, int stage);
+
 // `replica` lists the replica's GPUs, stage by stage. A stage's all-to-alls span all its GPUs;
 // its other collectives run on its first ops.tp GPUs (one attention group stands for them all).
 // `with_ops`: keep each op's time in its segment (for traces; costs allocations on a hot path).

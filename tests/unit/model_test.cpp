@@ -179,9 +179,10 @@ TEST_CASE("NVLS on NVSwitch: large all-reduces go through the switch, above the 
   CHECK(nvls_chunk_B(1 << 30, 128) == 131072);
   // Blackwell runs 24 NVLS channels on one node from NCCL 2.27 (32 before, 16 on Hopper): its 128 KiB
   // chunks start at 64 x 24 x 8 x 128 KiB = 1.5 GiB, the step the 8x B200 sweep shows between 1 and 2 GiB.
-  CHECK(nvls_channels(90, "") == 16);
-  CHECK(nvls_channels(100, "") == 24);
-  CHECK(nvls_channels(100, "2.26.2") == 32);
+  CHECK(nvls_channels(90, "", 1) == 16);
+  CHECK(nvls_channels(100, "", 1) == 24);
+  CHECK(nvls_channels(100, "2.26.2", 1) == 32);
+  CHECK(nvls_channels(100, "", 2) == 32);  // across nodes NVLS_NCHANNELS_SM100 in every release (nvls.cc)
   CHECK(cm.plan(CollectiveOp::all_reduce, 1024, all).algorithm == Algorithm::ring);  // small: the ring's lower latency wins
   // An NVLS all-reduce's ports carry S (1 + 1/N) (multimem.ld_reduce out, multimem.st in): the 8-rank
   // share moves to other rank counts by (1 + 1/8) / (1 + 1/N), 0.9 on 4 GPUs of the same box:
