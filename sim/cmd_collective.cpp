@@ -12,6 +12,7 @@
 #include "cmd_common.hpp"
 #include "cmd_curve.hpp"
 #include "config/calibration.hpp"
+#include "config/engine_profile.hpp"
 #include "config/p2p_policy.hpp"
 #include "fit/collective_fit.hpp"
 #include "fit/log_settings.hpp"
@@ -145,6 +146,17 @@ double largest_busbw_Bps(const fit::NcclLog& log) {
   return best * 1e9;
 }
 
+// What --engine changes, and what a kernel sweep leaves out of a serving step.
+std::string engine_note(const std::string& engine, CollectiveOp op, const std::optional<CustomAllReduce>& kernel) {
+  if (!kernel) return fmt::format("--engine {}: it runs every collective through NCCL, as nccl-tests does", engine);
+  if (op != CollectiveOp::all_reduce)
+    return fmt::format("--engine {}: its own kernel is an all-reduce; it runs {} through NCCL, as nccl-tests does", engine, collective_op_name(op));
+  return fmt::format("--engine {}: its all-reduce kernel ({}) where it runs, NCCL beyond; each time is the kernel's alone, as a "
+                     "benchmark loop measures it: in a serving step each collective also waits for its last rank to arrive, which "
+                     "tpsim's scenarios add (the engine's arrival spread)",
+                     engine, kernel->source);
+}
+
 }  // namespace
 
 int collective_command(int argc, char** argv) {
@@ -153,7 +165,7 @@ int collective_command(int argc, char** argv) {
                                      compare_path, json_path, algorithm = "auto", protocol = "auto";
   double factor = 2;
   int gpus_per_thread = 0;
-  std::string nccl_version, net_transport;
+  std::string nccl_version, net_transport, engine = "nccl";
   bool explain = false;
   app.add_option("--platform", platform_path, "SimGrid platform XML")->required();
   app.add_option("--gpus", gpus_text, "GPU indices, e.g. 0-7 or 0,2")->required();
@@ -183,6 +195,9 @@ int collective_command(int argc, char** argv) {
                  "NCCL_IB_DISABLE");
   CurveOptions curve;
   add_curve_options(app, curve);
+  app.add_option("--engine", engine,
+                 "nccl | vllm | sglang | trtllm | tgi: the all-reduce as that serving engine runs it, its own one-shot / two-shot "
+                 "kernel within its limits and NCCL beyond (default nccl, as nccl-tests)");
   app.add_flag("--explain", explain, "print the algorithm, protocol and latency/bandwidth terms per size");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   auto size_of = [](std::string t) {
@@ -228,6 +243,9 @@ int collective_command(int argc, char** argv) {
   check_choice("--algorithm", algorithm, collective_algorithm_names());
   check_choice("--protocol", protocol, collective_protocol_names());
   if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
+  check_choice("--engine", engine, engine_profile_names());
+  if (engine != "nccl" && measured)
+    throw ValueError("--engine simulates a serving engine's own all-reduce, --compare an nccl-tests log (NCCL's): give one of them");
   if (!json_path.empty() && json_path != STANDARD_OUTPUT) check_output_path(json_path);
   if (!measured && !(curve.model_path.empty() && curve.plot_path.empty() && curve.gpu_name.empty()))
     throw ValueError("--model, --plot and --gpu read a measured curve: give --compare LOG");
@@ -252,6 +270,7 @@ int collective_command(int argc, char** argv) {
   spec.protocol = protocol;
   if (p2p == "off") spec.p2p_level = "OFF";
   else if (log_p2p) spec.p2p_level = forced.p2p_level;
+  spec.custom_all_reduce = find_engine_profile(engine)->custom_all_reduce;
   PlatformDesc platform = load_platform_file(platform_path);
   if (!net_transport.empty()) platform.net_transport = net_transport;
   else if (!forced.net_transport.empty()) platform.net_transport = forced.net_transport;
@@ -275,6 +294,7 @@ int collective_command(int argc, char** argv) {
   if (measured && !measured->shared_gpu.empty()) notes.push_back(fit::shared_gpu_note(*measured));
   if (measured && measured->bw_before_2020) notes.push_back(fit::bw_before_2020_note(*measured));
   if (const auto note = measured ? fit::datatype_note(*measured) : std::nullopt) notes.push_back(*note);
+  if (engine != "nccl") notes.push_back(engine_note(engine, op, spec.custom_all_reduce));
   for (const auto& note : notes) out += "# note: " + note + "\n";
   std::vector<std::string> log_notes;  // what the log forced, as simulated (or the flag that replaced it)
   for (const auto& n : forced.notes) {
@@ -315,6 +335,7 @@ int collective_command(int argc, char** argv) {
   const int type_bytes = nccl_type_bytes(datatype).value_or(4);
   std::vector<fit::FitPoint> points;
   CollectiveSweep sweep{op_text, platform_path, gpus_text, p2p, calibration_path, compare_path, n, {}};
+  sweep.engine = engine;
   sweep.log_settings = log_notes;
   sweep.notes = notes;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -340,7 +361,10 @@ int collective_command(int argc, char** argv) {
   sweep.nccl_version = launch.nccl_version;
   sweep.calibration_use = model.calibration_notes();
   for (const auto& line : sweep.calibration_use) out += "# calibration " + line + "\n";
-  for (const auto& line : model.engine_notes()) out += "# " + line + "\n";
+  for (const auto& line : model.engine_notes()) {
+    out += "# " + line + "\n";
+    sweep.notes.push_back(line);
+  }
   std::string json_text = json_path.empty() ? "" : render_collective_json(sweep, TPSIM_VERSION);
   if (measured) {
     out += comparison(points, compare_path);

@@ -26,9 +26,10 @@ std::string describe_collective(const CollectivePlan& c) {
           ? fmt::format(" (of which {} the fill of its network steps' chunk pipeline)", format_time(c.nvls_pipeline_s))
       : c.nvls_pipeline_s > 0 ? fmt::format(" (of which {} NVLS's chunk pipeline: its fill and a cost per loop)", format_time(c.nvls_pipeline_s))
                         : "";
-  return fmt::format("{} of {} on {} ranks, {}/{} over {}{}{}: {}{} + {} bus bytes / {} bus bandwidth{}{} = {}",
-                     collective_op_name(c.op), format_size(c.size_B), c.nranks, algorithm_name(c.algorithm),
-                     protocol_name(c.protocol), path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",
+  const std::string how = c.engine_kernel.empty() ? fmt::format("{}/{}", algorithm_name(c.algorithm), protocol_name(c.protocol))
+                                                  : "the engine's " + c.engine_kernel + " kernel";
+  return fmt::format("{} of {} on {} ranks, {} over {}{}{}: {}{} + {} bus bytes / {} bus bandwidth{}{} = {}",
+                     collective_op_name(c.op), format_size(c.size_B), c.nranks, how, path_class_name(c.worst_class), c.staged ? " (host-staged)" : "",
                      c.calibrated ? ", calibrated" : "", format_time(c.latency_s), fill, format_size(c.bus_bytes),
                      format_bandwidth(c.bus_bw_Bps), corrected, shared, format_time(c.time_s()));
 }

@@ -26,6 +26,7 @@ struct CollectiveSweep {
   std::vector<std::string> log_settings = {};  // the compared log's NCCL_ALGO, ... as simulated
   std::string nccl_version = {};              // the NCCL release simulated ("": a current one)
   std::vector<std::string> notes = {};         // what tpsim assumed or chose (the text output's other notes)
+  std::string engine = "nccl";                // --engine: whose all-reduce (nccl: NCCL's, as nccl-tests)
 };
 std::string render_collective_json(const CollectiveSweep& s, const std::string& version);
 
