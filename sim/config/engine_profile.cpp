@@ -18,7 +18,8 @@ CustomAllReduce vllm_custom_all_reduce() {
   c.source =
       "vllm distributed/device_communicators/custom_all_reduce.py @00d618aa (_SUPPORTED_WORLD_SIZES, max_size 8 MiB, "
       "full NVLink above 2 GPUs) and csrc/custom_all_reduce.cuh @c9eabec7 (1-stage below 512 KiB up to 4 ranks, 256 KiB "
-      "up to 8); latency: vLLM's kernel on H100 at 512 B, TP 2/4/8, sglang#2904 (without CUDA graphs, so an upper bound)";
+      "up to 8); latency: vLLM's kernel on H100 at 512 fp32 elements (2 KiB), TP 2/4/8, sglang#2904 (without CUDA graphs, so an "
+      "upper bound)";
   return c;
 }
 
@@ -34,7 +35,7 @@ CustomAllReduce trtllm_custom_all_reduce() {
   c.source =
       "TensorRT-LLM plugins/ncclPlugin/allreducePlugin.cpp (<= 2 ranks one-shot, <= 4 ranks one-shot below 1 MB, else "
       "below 500 kB; no NVLink or P2P: NCCL) and common/customAllReduceUtils.h @005b299b (workspace 16 MB / 8 MB); "
-      "latency: the TensorRT-LLM kernel on H100 at 512 B, TP 2/4/8, sglang#2904";
+      "latency: the TensorRT-LLM kernel on H100 at 512 fp32 elements (2 KiB), TP 2/4/8, sglang#2904";
   return c;
 }
 

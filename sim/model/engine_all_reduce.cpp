@@ -63,7 +63,7 @@ CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAll
   plan.engine_kernel = fit.one_shot ? "one-shot" : "two-shot";
   plan.algorithm = Algorithm::direct;
   plan.worst_class = PathClass::NVL;
-  plan.latency_s = latency_at(c, plan.nranks) * (fit.one_shot ? 1 : 2);
+  plan.latency_s = latency_at(c, plan.nranks) * (fit.one_shot ? 1 : TWO_SHOT_LATENCY_FACTOR);
   const double per_peer = fit.one_shot ? size_B : 2 * size_B / plan.nranks;
   plan.bus_bytes = per_peer * (plan.nranks - 1);
   std::vector<SolverFlow> solver;

@@ -3,7 +3,7 @@
 //    reads the whole tensor S from each of its N-1 peers (one barrier); two-shot, a reduce-scatter
 //    and an all-gather through peer buffers, 2 S / N from each peer (two barriers). Time =
 //    latency(N) (the profile's measured small-message time, linear in N between 2, 4 and 8 ranks;
-//    two-shot pays it twice) + the reads as flows on the platform's links at CUSTOM_AR_WIRE_EFF of
+//    two-shot pays TWO_SHOT_LATENCY_FACTOR of it) + the reads as flows on the platform's links at CUSTOM_AR_WIRE_EFF of
 //    their rate;
 //  * the slowest rank: an all-reduce starts when the last rank arrives. With arrivals spread
 //    with standard deviation sigma, the group waits sigma * E[max of N standard normals]
@@ -13,10 +13,18 @@
 
 namespace tpsim {
 
-// Share of a link's wire rate the engines' one-shot / two-shot reads reach: derived from the
-// published H100 times of sglang#2904 (vLLM's and TensorRT-LLM's kernels, 512 B to 1 MiB, TP 2-8:
-// 65-170 GB/s of NVLink 4's 450 GB/s per direction into each GPU), the middle of that range.
-constexpr double CUSTOM_AR_WIRE_EFF = 0.25;
+// Share of a link's wire rate the engines' one-shot / two-shot reads reach: the slope of the published
+// H100 times of vLLM's kernel in sglang#2904 (calibrate/recorded/engine_all_reduce/, without CUDA graphs),
+// 1-4 MiB, TP 2 (one-shot), 4 and 8 (two-shot): bytes each GPU reads over the time they add, 231, 240 and
+// 262 GB/s of NVLink 4's 450 GB/s per direction, 0.512, 0.534 and 0.581; their mean, 0.54 (derived).
+// That table's sizes are fp32 element counts (its test allocates torch.float32 tensors of that many
+// elements), 4 B each: read as bytes before session 43, they gave 0.25, and every kernel above 1 MiB
+// ran about twice as long as measured.
+constexpr double CUSTOM_AR_WIRE_EFF = 0.54;
+// A two-shot kernel's fixed cost over a one-shot's: one launch, two barriers. The same table's two-shot
+// intercepts (13.95 us at TP 4, 16.8 at TP 8) over its small-size times (9.1, 10.1): 1.53 and 1.66,
+// 1.6 (derived).
+constexpr double TWO_SHOT_LATENCY_FACTOR = 1.6;
 
 // E[max of n independent standard normal variables] (0 for n < 2), by numerical integration.
 double expected_max_of_normals(int n);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "config/model_card.hpp"
@@ -130,11 +131,57 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
   CHECK(small.latency_s == doctest::Approx(10.1e-6).scale(0));  // the profile's 8-rank time (sglang#2904)
   const CollectivePlan& mid = cm.plan(CollectiveOp::all_reduce, 1 << 20, eight);
   CHECK(mid.engine_kernel == "two-shot");
-  CHECK(mid.latency_s == doctest::Approx(2 * 10.1e-6).scale(0));  // two barriers
+  CHECK(mid.latency_s == doctest::Approx(TWO_SHOT_LATENCY_FACTOR * 10.1e-6).scale(0));  // a launch, two barriers
+  // Two-shot at 1 MiB: each GPU reads 2 S / 8 from each of 7 peers at 0.54 x 450 GB/s:
+  // 16.16 us + 7 x 262144 B / 243 GB/s (7.5515 us) = 23.71 us.
+  CHECK(mid.time_s() == doctest::Approx(1.6 * 10.1e-6 + 7 * 262144 / (0.54 * 450e9)).epsilon(1e-6).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 64e6, eight).engine_kernel.empty());  // NCCL
   // Three ranks: not a world size the kernel runs on.
   CHECK(custom_all_reduce_fit(vllm, cm.summary(CollectiveOp::all_reduce, {0, 1, 2}), 8192).why_not ==
         "3 ranks (the kernel runs on 2, 4, 6, 8)");
+}
+
+// The engine kernel's constants from the table they were fitted on (calibrate/recorded/engine_all_reduce/):
+// per TP, the least-squares line through the 1-4 MiB times against the bytes each GPU reads (one-shot at
+// TP 2: S; two-shot at TP 4 and 8: 2 S / N from each of N - 1 peers). CUSTOM_AR_WIRE_EFF is the mean of
+// the lines' rates over NVLink 4's 450 GB/s; TWO_SHOT_LATENCY_FACTOR the mean of the two-shot lines'
+// intercepts over the TP's 512-element time.
+TEST_CASE("engines' own all-reduce: constants recomputed from sglang#2904's vLLM table") {
+  std::ifstream in(ROOT + "/calibrate/recorded/engine_all_reduce/sglang2904-h100-vllm-custom-allreduce.csv");
+  REQUIRE(in);
+  std::map<int, std::vector<std::pair<double, double>>> by_tp;  // tp -> (size_B, time_s)
+  std::map<int, double> small_s;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("tp,", 0) == 0) continue;
+    std::stringstream row(line);
+    std::string tp, elements, size, ms;
+    std::getline(row, tp, ','), std::getline(row, elements, ','), std::getline(row, size, ','), std::getline(row, ms, ',');
+    CHECK(std::stod(size) == 4 * std::stod(elements));  // fp32 elements
+    if (std::stod(elements) == 512) small_s[std::stoi(tp)] = std::stod(ms) * 1e-3;
+    if (std::stod(size) >= 1 << 20) by_tp[std::stoi(tp)].push_back({std::stod(size), std::stod(ms) * 1e-3});
+  }
+  REQUIRE(by_tp.size() == 3);
+  double eff_sum = 0, factor_sum = 0;
+  for (const auto& [tp, points] : by_tp) {
+    double mx = 0, my = 0;
+    for (const auto& [s, t] : points) mx += (tp == 2 ? s : 2 * s / tp * (tp - 1)) / points.size(), my += t / points.size();
+    double sxy = 0, sxx = 0;
+    for (const auto& [s, t] : points) {
+      const double x = tp == 2 ? s : 2 * s / tp * (tp - 1);
+      sxy += (x - mx) * (t - my), sxx += (x - mx) * (x - mx);
+    }
+    const double slope = sxy / sxx, intercept = my - slope * mx;
+    eff_sum += 1 / slope / 450e9 / 3;
+    if (tp > 2) factor_sum += intercept / small_s[tp] / 2;
+  }
+  CHECK(eff_sum == doctest::Approx(CUSTOM_AR_WIRE_EFF).epsilon(0.01).scale(0));
+  CHECK(factor_sum == doctest::Approx(TWO_SHOT_LATENCY_FACTOR).epsilon(0.02).scale(0));
+  const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
+  REQUIRE(vllm.latency_s.size() == 3);
+  CHECK(vllm.latency_s[0] == doctest::Approx(small_s[2]).scale(0));
+  CHECK(vllm.latency_s[1] == doctest::Approx(small_s[4]).scale(0));
+  CHECK(vllm.latency_s[2] == doctest::Approx(small_s[8]).scale(0));
 }
 
 TEST_CASE("the slowest rank: each collective waits sigma x E[max of n]") {
