@@ -23,7 +23,8 @@ CustomAllReduce vllm_custom_all_reduce() {
   return c;
 }
 
-// TensorRT-LLM's allreduce plugin (ONESHOT / TWOSHOT; NCCL without NVLink and P2P).
+// TensorRT-LLM's allreduce plugin: ONESHOT below its size limits, NCCL above them (its AUTO has TWOSHOT
+// off, "a temporary measure", nvbug 4718747) and without NVLink and P2P.
 CustomAllReduce trtllm_custom_all_reduce() {
   CustomAllReduce c;
   c.world_sizes = {2, 4, 8};
@@ -31,10 +32,11 @@ CustomAllReduce trtllm_custom_all_reduce() {
   c.one_shot_max_4_B = 1e6;
   c.one_shot_max_8_B = 500e3;
   c.pcie_two_gpus = false;
+  c.two_shot = false;
   c.latency_s = {3.7 * US, 4.8 * US, 5.9 * US};
   c.source =
-      "TensorRT-LLM plugins/ncclPlugin/allreducePlugin.cpp (<= 2 ranks one-shot, <= 4 ranks one-shot below 1 MB, else "
-      "below 500 kB; no NVLink or P2P: NCCL) and common/customAllReduceUtils.h @005b299b (workspace 16 MB / 8 MB); "
+      "TensorRT-LLM plugins/ncclPlugin/allreducePlugin.cpp @005b299b selectImplementation (<= 2 ranks one-shot, <= 4 ranks "
+      "one-shot below 1 MB, else below 500 kB, NCCL above: two-shot off in AUTO; no NVLink or P2P: NCCL) and common/customAllReduceUtils.h @005b299b (workspace 16 MB / 8 MB); "
       "latency: the TensorRT-LLM kernel on H100 at 512 fp32 elements (2 KiB), TP 2/4/8, sglang#2904";
   return c;
 }

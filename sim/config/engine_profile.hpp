@@ -19,6 +19,7 @@ struct CustomAllReduce {
   double one_shot_max_4_B = 0;        // up to 4 ranks: one-shot below this size, two-shot above
   double one_shot_max_8_B = 0;        // 5 to 8 ranks; 2 ranks always run one-shot
   bool pcie_two_gpus = false;         // also 2 GPUs over PCIe with P2P (more ranks need all-NVLink)
+  bool two_shot = true;               // above the one-shot limit: two-shot (false: NCCL there)
   std::vector<double> latency_s;      // small-message time at 2, 4 and 8 ranks (interpolated by ranks)
   std::string source;
 };

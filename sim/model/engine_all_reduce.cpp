@@ -36,8 +36,10 @@ CustomAllReduceFit custom_all_reduce_fit(const CustomAllReduce& c, const GroupSu
     f.why_not = n == 2 ? "no NVLink or PCIe P2P between the two GPUs" : "not every pair of GPUs is on NVLink";
   else if (size_B > c.max_bytes)
     f.why_not = fmt::format("{:.0f} B exceeds its {:.0f} B buffer", size_B, c.max_bytes);
-  f.applies = f.why_not.empty();
   f.one_shot = n == 2 || size_B < (n <= 4 ? c.one_shot_max_4_B : c.one_shot_max_8_B);
+  if (f.why_not.empty() && !f.one_shot && !c.two_shot)
+    f.why_not = fmt::format("{:.0f} B is above its one-shot limit and it runs no two-shot", size_B);
+  f.applies = f.why_not.empty();
   return f;
 }
 

@@ -136,6 +136,11 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
   // 16.16 us + 7 x 262144 B / 243 GB/s (7.5515 us) = 23.71 us.
   CHECK(mid.time_s() == doctest::Approx(1.6 * 10.1e-6 + 7 * 262144 / (0.54 * 450e9)).epsilon(1e-6).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 64e6, eight).engine_kernel.empty());  // NCCL
+  // TensorRT-LLM runs one-shot below 1 MB on 4 ranks and NCCL above (its AUTO has two-shot off).
+  const CustomAllReduce trt = *find_engine_profile("trtllm")->custom_all_reduce;
+  const GroupSummary four = cm.summary(CollectiveOp::all_reduce, {0, 1, 2, 3});
+  CHECK(custom_all_reduce_fit(trt, four, 900e3).applies);
+  CHECK(custom_all_reduce_fit(trt, four, 2e6).why_not == "2000000 B is above its one-shot limit and it runs no two-shot");
   // Three ranks: not a world size the kernel runs on.
   CHECK(custom_all_reduce_fit(vllm, cm.summary(CollectiveOp::all_reduce, {0, 1, 2}), 8192).why_not ==
         "3 ranks (the kernel runs on 2, 4, 6, 8)");
