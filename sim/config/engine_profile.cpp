@@ -35,9 +35,10 @@ CustomAllReduce trtllm_custom_all_reduce() {
   c.two_shot = false;
   c.latency_s = {3.7 * US, 4.8 * US, 5.9 * US};
   c.source =
-      "TensorRT-LLM plugins/ncclPlugin/allreducePlugin.cpp @005b299b selectImplementation (<= 2 ranks one-shot, <= 4 ranks "
-      "one-shot below 1 MB, else below 500 kB, NCCL above: two-shot off in AUTO; no NVLink or P2P: NCCL) and common/customAllReduceUtils.h @005b299b (workspace 16 MB / 8 MB); "
-      "latency: the TensorRT-LLM kernel on H100 at 512 fp32 elements (2 KiB), TP 2/4/8, sglang#2904";
+      "TensorRT-LLM plugins/ncclPlugin/allreducePlugin.cpp @005b299b selectImplementation (<= 2 ranks one-shot, <= 4 "
+      "ranks one-shot below 1 MB, else below 500 kB, NCCL above: two-shot off in AUTO; no NVLink or P2P: NCCL) and "
+      "common/customAllReduceUtils.h @005b299b (workspace 16 MB / 8 MB); latency: the TensorRT-LLM kernel on H100 at 512 "
+      "fp32 elements (2 KiB), TP 2/4/8, sglang#2904";
   return c;
 }
 
@@ -61,7 +62,7 @@ std::vector<EngineProfile> build() {
        .source = "sglang server_args.py: cuda_graph_max_bs 256 below TP 4 on 80-160 GB GPUs, chunked_prefill_size 8192; "
                  "custom_all_reduce.py @004e6561 adapted from vLLM"},
       {.name = "trtllm",
-       .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot / two-shot all-reduce on NVLink, CUDA graphs up to 128",
+       .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot all-reduce on NVLink (NCCL above its limits), CUDA graphs up to 128",
        .custom_all_reduce = trtllm_custom_all_reduce(), .cuda_graph_max_batch = 128, .all_reduce_jitter_s = spread,
        .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false, .kv_share_of_free = true,
        .tp_check = "held out, TensorRT-LLM on H100 and A100 40 GB within 4.6% and 7.2% at TP=2/4 (medians over 15 groups, most rows slower "

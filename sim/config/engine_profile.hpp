@@ -16,7 +16,7 @@ namespace tpsim {
 struct CustomAllReduce {
   std::vector<int> world_sizes;       // ranks it runs on
   double max_bytes = 0;               // larger tensors go to NCCL
-  double one_shot_max_4_B = 0;        // up to 4 ranks: one-shot below this size, two-shot above
+  double one_shot_max_4_B = 0;        // up to 4 ranks: one-shot below this size, two-shot (or NCCL) above
   double one_shot_max_8_B = 0;        // 5 to 8 ranks; 2 ranks always run one-shot
   bool pcie_two_gpus = false;         // also 2 GPUs over PCIe with P2P (more ranks need all-NVLink)
   bool two_shot = true;               // above the one-shot limit: two-shot (false: NCCL there)

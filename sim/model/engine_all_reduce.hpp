@@ -3,8 +3,9 @@
 //    reads the whole tensor S from each of its N-1 peers (one barrier); two-shot, a reduce-scatter
 //    and an all-gather through peer buffers, 2 S / N from each peer (two barriers). Time =
 //    latency(N) (the profile's measured small-message time, linear in N between 2, 4 and 8 ranks;
-//    two-shot pays TWO_SHOT_LATENCY_FACTOR of it) + the reads as flows on the platform's links at CUSTOM_AR_WIRE_EFF of
-//    their rate;
+//    two-shot pays TWO_SHOT_LATENCY_FACTOR of it) + the reads as flows on the platform's links at
+//    CUSTOM_AR_WIRE_EFF of their rate; a profile without two-shot (TensorRT-LLM) runs NCCL above its
+//    one-shot limit;
 //  * the slowest rank: an all-reduce starts when the last rank arrives. With arrivals spread
 //    with standard deviation sigma, the group waits sigma * E[max of N standard normals]
 //    (0.56 sigma at 2 ranks, 1.03 at 4, 1.42 at 8), which nothing measured at TP=1 contains.
