@@ -15,11 +15,29 @@ CustomAllReduce vllm_custom_all_reduce() {
   c.one_shot_max_8_B = 256 * KiB;
   c.pcie_two_gpus = true;
   c.latency_s = {9.5 * US, 9.1 * US, 10.1 * US};
+  // vllm/distributed/device_communicators/all_reduce_utils.py (CUSTOM_ALL_REDUCE_MAX_SIZES,
+  // SYMM_MEM_ALL_REDUCE_MAX_SIZES) and symm_mem.py (_WORLD_SIZES_MULTIMEM), SM 9.0 and 10.0.
+  c.symm_mem = SymmMemTier{
+      .custom_max_B = {{90, {{2, 64 * MiB}, {4, 32 * MiB}, {6, MiB / 2}, {8, MiB / 4}}},
+                       {100, {{2, 2 * MiB}, {4, 2 * MiB}, {6, 1 * MiB}, {8, 1 * MiB}}}},
+      .max_B = {{90, {{2, 64 * MiB}, {4, 32 * MiB}, {6, 64 * MiB}, {8, 64 * MiB}}},
+                {100, {{2, 8 * MiB}, {4, 32 * MiB}, {6, 128 * MiB}, {8, 128 * MiB}}}},
+      .multimem_ranks = {{90, {4, 6, 8}}, {100, {6, 8}}}};
   c.source =
       "vllm distributed/device_communicators/custom_all_reduce.py @00d618aa (_SUPPORTED_WORLD_SIZES, max_size 8 MiB, "
       "full NVLink above 2 GPUs) and csrc/custom_all_reduce.cuh @c9eabec7 (1-stage below 512 KiB up to 4 ranks, 256 KiB "
       "up to 8); latency: vLLM's kernel on H100 at 512 fp32 elements (2 KiB), TP 2/4/8, sglang#2904 (without CUDA graphs, so an "
-      "upper bound)";
+      "upper bound); with NVSwitch multicast (Hopper on) torch symmetric memory above its limit: all_reduce_utils.py "
+      "CUSTOM_ALL_REDUCE_MAX_SIZES / SYMM_MEM_ALL_REDUCE_MAX_SIZES, symm_mem.py _WORLD_SIZES_MULTIMEM";
+  return c;
+}
+
+// SGLang: vLLM's kernel (sglang#5080), without vLLM's symmetric-memory tier (SGLang's torch symmetric-memory
+// all-reduce, sglang#10571, is opt-in: --enable-torch-symm-mem).
+CustomAllReduce sglang_custom_all_reduce() {
+  CustomAllReduce c = vllm_custom_all_reduce();
+  c.symm_mem.reset();
+  c.source += "; SGLang: no symmetric-memory tier unless --enable-torch-symm-mem (sglang#10571)";
   return c;
 }
 
@@ -57,7 +75,7 @@ std::vector<EngineProfile> build() {
                  "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)"},
       {.name = "sglang",
        .description = "SGLang: a scheduler per TP rank, vLLM's custom all-reduce, CUDA graphs up to 256 sequences",
-       .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 256, .all_reduce_jitter_s = spread,
+       .custom_all_reduce = sglang_custom_all_reduce(), .cuda_graph_max_batch = 256, .all_reduce_jitter_s = spread,
        .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
        .source = "sglang server_args.py: cuda_graph_max_bs 256 below TP 4 on 80-160 GB GPUs, chunked_prefill_size 8192; "
                  "custom_all_reduce.py @004e6561 adapted from vLLM"},

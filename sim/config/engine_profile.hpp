@@ -4,11 +4,21 @@
 // cites its source (the engines' code and published measurements); a scenario overrides any of
 // them under `engine:`.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tpsim {
+
+// vLLM's torch symmetric-memory tier (on by default since vllm#24111) on GPUs with NVSwitch multicast: the
+// custom kernel stops at custom_max_B, torch's symmetric-memory all-reduce runs up to max_B (multimem, the
+// switch reducing, on the ranks listed; its two-shot on the others), NCCL beyond. Keyed by GPU generation
+// (90: Hopper, 100: Blackwell) and ranks, as vLLM's all_reduce_utils.py and symm_mem.py key them.
+struct SymmMemTier {
+  std::map<int, std::map<int, double>> custom_max_B, max_B;
+  std::map<int, std::vector<int>> multimem_ranks;
+};
 
 // An engine's own all-reduce kernel for small messages (vLLM's custom_all_reduce, TensorRT-LLM's
 // ONESHOT/TWOSHOT). One-shot: every rank reads the whole tensor from each peer and reduces it
@@ -21,6 +31,7 @@ struct CustomAllReduce {
   bool pcie_two_gpus = false;         // also 2 GPUs over PCIe with P2P (more ranks need all-NVLink)
   bool two_shot = true;               // above the one-shot limit: two-shot (false: NCCL there)
   std::vector<double> latency_s;      // small-message time at 2, 4 and 8 ranks (interpolated by ranks)
+  std::optional<SymmMemTier> symm_mem;  // vLLM: torch symmetric memory above the custom kernel's limit
   std::string source;
 };
 

@@ -506,8 +506,7 @@ CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, cons
     const auto fit = custom_all_reduce_fit(*spec_.custom_all_reduce, summary(op, gpus), size_B);
     if (fit.applies) {
       plan = custom_all_reduce_plan(*this, *spec_.custom_all_reduce, fit, size_B, gpus);
-      engine_notes_.insert(fmt::format("all-reduce on {} GPUs: the engine's {} kernel up to {:.0f} B", n, plan.engine_kernel,
-                                       spec_.custom_all_reduce->max_bytes));
+      engine_notes_.insert(fmt::format("all-reduce on {} GPUs: the engine's {} kernel where its limits put it", n, plan.engine_kernel));
     } else {
       plan = build(op, size_B, gpus);
       engine_notes_.insert(fmt::format("all-reduce on {} GPUs: NCCL where the engine's kernel does not run ({})", n, fit.why_not));

@@ -25,19 +25,41 @@ double expected_max_of_normals(int n) {
   return memo[n] = sum;
 }
 
+namespace {
+
+// The symmetric-memory tier's GPU generation for this group (90 Hopper, 100 Blackwell and later), or 0 where
+// it does not run: no tier, no NVSwitch multicast, across nodes, or ranks its tables do not list.
+int symm_mem_generation(const CustomAllReduce& c, const GroupSummary& g) {
+  if (!c.symm_mem || g.nvlink_fabric != "switch" || g.nodes > 1) return 0;
+  const int gen = g.compute_capability >= 100 ? 100 : g.compute_capability >= 90 ? 90 : 0;
+  const auto it = c.symm_mem->max_B.find(gen);
+  return it != c.symm_mem->max_B.end() && it->second.count(g.nranks) ? gen : 0;
+}
+
+bool listed(const std::vector<int>& ranks, int n) { return std::find(ranks.begin(), ranks.end(), n) != ranks.end(); }
+
+}  // namespace
+
 CustomAllReduceFit custom_all_reduce_fit(const CustomAllReduce& c, const GroupSummary& g, double size_B) {
   CustomAllReduceFit f;
   const int n = g.nranks;
-  if (std::find(c.world_sizes.begin(), c.world_sizes.end(), n) == c.world_sizes.end())
+  const int gen = symm_mem_generation(c, g);
+  const double custom_max = gen ? std::min(c.max_bytes, c.symm_mem->custom_max_B.at(gen).at(n)) : c.max_bytes;
+  const bool one_shot = n == 2 || size_B < (n <= 4 ? c.one_shot_max_4_B : c.one_shot_max_8_B);
+  f.kernel = one_shot ? "one-shot" : "two-shot";
+  if (!listed(c.world_sizes, n))
     f.why_not = fmt::format("{} ranks (the kernel runs on {})", n, fmt::join(c.world_sizes, ", "));
   else if (g.nodes > 1)
     f.why_not = "the group spans nodes";
   else if (g.staged || !(g.all_nvl || (n == 2 && c.pcie_two_gpus)))
     f.why_not = n == 2 ? "no NVLink or PCIe P2P between the two GPUs" : "not every pair of GPUs is on NVLink";
-  else if (size_B > c.max_bytes)
+  else if (gen && size_B >= custom_max) {
+    const double symm_max = c.symm_mem->max_B.at(gen).at(n);
+    f.kernel = listed(c.symm_mem->multimem_ranks.at(gen), n) ? "multimem" : "symmetric-memory two-shot";
+    if (size_B >= symm_max) f.why_not = fmt::format("{:.0f} B reaches its symmetric-memory limit, {:.0f} B", size_B, symm_max);
+  } else if (size_B > c.max_bytes)
     f.why_not = fmt::format("{:.0f} B exceeds its {:.0f} B buffer", size_B, c.max_bytes);
-  f.one_shot = n == 2 || size_B < (n <= 4 ? c.one_shot_max_4_B : c.one_shot_max_8_B);
-  if (f.why_not.empty() && !f.one_shot && !c.two_shot)
+  else if (!one_shot && !c.two_shot)
     f.why_not = fmt::format("{:.0f} B is above its one-shot limit and it runs no two-shot", size_B);
   f.applies = f.why_not.empty();
   return f;
@@ -62,19 +84,23 @@ CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAll
   plan.op = CollectiveOp::all_reduce;
   plan.nranks = int(gpus.size());
   plan.size_B = size_B;
-  plan.engine_kernel = fit.one_shot ? "one-shot" : "two-shot";
+  plan.engine_kernel = fit.kernel;
   plan.algorithm = Algorithm::direct;
   plan.worst_class = PathClass::NVL;
-  plan.latency_s = latency_at(c, plan.nranks) * (fit.one_shot ? 1 : TWO_SHOT_LATENCY_FACTOR);
-  const double per_peer = fit.one_shot ? size_B : 2 * size_B / plan.nranks;
-  plan.bus_bytes = per_peer * (plan.nranks - 1);
+  const int n = plan.nranks;
+  const bool multimem = fit.kernel == "multimem", one_shot = fit.kernel == "one-shot";
+  // Multimem: S into the switch and back on each GPU's port, as pair flows of S / (N - 1) through it.
+  plan.latency_s = multimem ? MULTIMEM_LATENCY_S : latency_at(c, n) * (one_shot ? 1 : TWO_SHOT_LATENCY_FACTOR);
+  const double per_peer = multimem ? size_B / (n - 1) : one_shot ? size_B : 2 * size_B / n;
+  const double eff = multimem ? MULTIMEM_PORT_EFF : CUSTOM_AR_WIRE_EFF;
+  plan.bus_bytes = per_peer * (n - 1);
   std::vector<SolverFlow> solver;
   for (int dst : gpus)
     for (int src : gpus) {
       if (src == dst) continue;
       for (const auto& leg : cm.topology().path(src, dst).legs) {
-        solver.push_back(cm.leg_flow(leg, per_peer / CUSTOM_AR_WIRE_EFF));
-        plan.flows.push_back(Flow{leg, per_peer / CUSTOM_AR_WIRE_EFF});
+        solver.push_back(cm.leg_flow(leg, per_peer / eff));
+        plan.flows.push_back(Flow{leg, per_peer / eff});
       }
     }
   plan.bandwidth_s = completion_time(solver, cm.resource_capacities());

@@ -5,7 +5,8 @@
 //    latency(N) (the profile's measured small-message time, linear in N between 2, 4 and 8 ranks;
 //    two-shot pays TWO_SHOT_LATENCY_FACTOR of it) + the reads as flows on the platform's links at
 //    CUSTOM_AR_WIRE_EFF of their rate; a profile without two-shot (TensorRT-LLM) runs NCCL above its
-//    one-shot limit;
+//    one-shot limit; vLLM on NVSwitch from Hopper runs torch's symmetric memory above its kernel's limit
+//    (multimem: MULTIMEM_LATENCY_S + S each way on each port at MULTIMEM_PORT_EFF);
 //  * the slowest rank: an all-reduce starts when the last rank arrives. With arrivals spread
 //    with standard deviation sigma, the group waits sigma * E[max of N standard normals]
 //    (0.56 sigma at 2 ranks, 1.03 at 4, 1.42 at 8), which nothing measured at TP=1 contains.
@@ -27,13 +28,21 @@ constexpr double CUSTOM_AR_WIRE_EFF = 0.54;
 // 1.6 (derived).
 constexpr double TWO_SHOT_LATENCY_FACTOR = 1.6;
 
+// torch's symmetric-memory multimem all-reduce (vLLM's tier above its custom kernel on NVSwitch boxes):
+// each GPU sends its whole tensor S into the switch, which reduces it, and takes S back, so its port
+// carries S each way whatever the rank count. Least squares over the published Hopper times of
+// vllm#42324 (calibrate/recorded/engine_all_reduce/, CUDA graphs, 512 KiB-64 MiB, TP 8 inferred): 8.33 us
+// + S / 214 GB/s, 0.477 of NVLink 4's 450 GB/s (derived); within 6% at every size of the fit.
+constexpr double MULTIMEM_LATENCY_S = 8.33e-6;
+constexpr double MULTIMEM_PORT_EFF = 0.477;
+
 // E[max of n independent standard normal variables] (0 for n < 2), by numerical integration.
 double expected_max_of_normals(int n);
 
 // Whether the engine's kernel runs this all-reduce on this group, and why not (for notes).
 struct CustomAllReduceFit {
   bool applies = false;
-  bool one_shot = true;
+  std::string kernel;   // one-shot | two-shot | multimem | symmetric-memory two-shot
   std::string why_not;  // "" when it applies
 };
 CustomAllReduceFit custom_all_reduce_fit(const CustomAllReduce& c, const GroupSummary& g, double size_B);

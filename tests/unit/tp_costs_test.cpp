@@ -114,7 +114,8 @@ TEST_CASE("host time per sequence and CUDA-graph batch limits") {
 }
 
 TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
-  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_h100.xml");
+  // An A100 NVSwitch box: no multicast tier, so vLLM's custom kernel to its 8 MiB buffer.
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_a100.xml");
   const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
   CollectiveSpec spec;
   spec.custom_all_reduce = vllm;
@@ -123,8 +124,8 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
   const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
   const GroupSummary g = cm.summary(CollectiveOp::all_reduce, eight);
   // vLLM: one-shot below 256 KiB at 8 ranks, two-shot up to its 8 MiB buffer, NCCL beyond.
-  CHECK(custom_all_reduce_fit(vllm, g, 64 * 1024).one_shot);
-  CHECK_FALSE(custom_all_reduce_fit(vllm, g, 300 * 1024).one_shot);
+  CHECK(custom_all_reduce_fit(vllm, g, 64 * 1024).kernel == "one-shot");
+  CHECK(custom_all_reduce_fit(vllm, g, 300 * 1024).kernel == "two-shot");
   CHECK(custom_all_reduce_fit(vllm, g, 10e6).why_not == "10000000 B exceeds its 8388608 B buffer");
   const CollectivePlan& small = cm.plan(CollectiveOp::all_reduce, 8192, eight);
   CHECK(small.engine_kernel == "one-shot");
@@ -132,18 +133,47 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
   const CollectivePlan& mid = cm.plan(CollectiveOp::all_reduce, 1 << 20, eight);
   CHECK(mid.engine_kernel == "two-shot");
   CHECK(mid.latency_s == doctest::Approx(TWO_SHOT_LATENCY_FACTOR * 10.1e-6).scale(0));  // a launch, two barriers
-  // Two-shot at 1 MiB: each GPU reads 2 S / 8 from each of 7 peers at 0.54 x 450 GB/s:
-  // 16.16 us + 7 x 262144 B / 243 GB/s (7.5515 us) = 23.71 us.
-  CHECK(mid.time_s() == doctest::Approx(1.6 * 10.1e-6 + 7 * 262144 / (0.54 * 450e9)).epsilon(1e-6).scale(0));
+  // Two-shot at 1 MiB: each GPU reads 2 S / 8 from each of 7 peers at 0.54 x A100's 300 GB/s port:
+  // 16.16 us + 7 x 262144 B / 162 GB/s (11.327 us) = 27.49 us.
+  CHECK(mid.time_s() == doctest::Approx(1.6 * 10.1e-6 + 7 * 262144 / (0.54 * 300e9)).epsilon(1e-6).scale(0));
   CHECK(cm.plan(CollectiveOp::all_reduce, 64e6, eight).engine_kernel.empty());  // NCCL
   // TensorRT-LLM runs one-shot below 1 MB on 4 ranks and NCCL above (its AUTO has two-shot off).
   const CustomAllReduce trt = *find_engine_profile("trtllm")->custom_all_reduce;
   const GroupSummary four = cm.summary(CollectiveOp::all_reduce, {0, 1, 2, 3});
+  CHECK(custom_all_reduce_fit(trt, four, 900e3).kernel == "one-shot");
   CHECK(custom_all_reduce_fit(trt, four, 900e3).applies);
   CHECK(custom_all_reduce_fit(trt, four, 2e6).why_not == "2000000 B is above its one-shot limit and it runs no two-shot");
   // Three ranks: not a world size the kernel runs on.
   CHECK(custom_all_reduce_fit(vllm, cm.summary(CollectiveOp::all_reduce, {0, 1, 2}), 8192).why_not ==
         "3 ranks (the kernel runs on 2, 4, 6, 8)");
+}
+
+// vLLM on an H100 NVSwitch box (multicast): its custom kernel stops at 256 KiB on 8 ranks (8 MiB on 2),
+// torch's symmetric memory runs to 64 MiB (multimem on 4, 6 and 8 ranks, its two-shot on 2), NCCL beyond
+// (all_reduce_utils.py, symm_mem.py). SGLang keeps the custom kernel (its symmetric memory is opt-in).
+TEST_CASE("engines' own all-reduce: vLLM's symmetric-memory tier on NVSwitch from Hopper") {
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_h100.xml");
+  const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
+  const CustomAllReduce sglang = *find_engine_profile("sglang")->custom_all_reduce;
+  CollectiveSpec spec;
+  spec.custom_all_reduce = vllm;
+  Topology topo(platform, HardwareSpec{}, "");
+  CollectiveModel cm(topo, spec, nullptr);
+  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  const GroupSummary g = cm.summary(CollectiveOp::all_reduce, eight);
+  CHECK(custom_all_reduce_fit(vllm, g, 200 * 1024).kernel == "one-shot");
+  CHECK(custom_all_reduce_fit(vllm, g, 256 * 1024).kernel == "multimem");
+  CHECK(custom_all_reduce_fit(vllm, g, 60 * 1048576.0).applies);
+  CHECK(custom_all_reduce_fit(vllm, g, 64 * 1048576.0).why_not == "67108864 B reaches its symmetric-memory limit, 67108864 B");
+  CHECK(custom_all_reduce_fit(sglang, g, 1 << 20).kernel == "two-shot");
+  const GroupSummary two = cm.summary(CollectiveOp::all_reduce, {0, 1});
+  CHECK(custom_all_reduce_fit(vllm, two, 4 * 1048576.0).kernel == "one-shot");
+  CHECK(custom_all_reduce_fit(vllm, two, 16 * 1048576.0).kernel == "symmetric-memory two-shot");
+  // Multimem at 4 MiB: 8.33 us + S into the switch and back on each port at 0.477 x 450 GB/s:
+  // 4194304 B / 214.65 GB/s = 19.54 us, 27.87 us in all (vllm#42324's Hopper table: 27 us).
+  const CollectivePlan& mm = cm.plan(CollectiveOp::all_reduce, 4 * 1048576.0, eight);
+  CHECK(mm.engine_kernel == "multimem");
+  CHECK(mm.time_s() == doctest::Approx(MULTIMEM_LATENCY_S + 4 * 1048576.0 / (MULTIMEM_PORT_EFF * 450e9)).epsilon(1e-6).scale(0));
 }
 
 // The engine kernel's constants from the table they were fitted on (calibrate/recorded/engine_all_reduce/):
@@ -187,6 +217,30 @@ TEST_CASE("engines' own all-reduce: constants recomputed from sglang#2904's vLLM
   CHECK(vllm.latency_s[0] == doctest::Approx(small_s[2]).scale(0));
   CHECK(vllm.latency_s[1] == doctest::Approx(small_s[4]).scale(0));
   CHECK(vllm.latency_s[2] == doctest::Approx(small_s[8]).scale(0));
+}
+
+// The multimem constants from the table they were fitted on: the least-squares line through vllm#42324's
+// Hopper multimem times up to 64 MiB against S, intercept MULTIMEM_LATENCY_S, slope 1 / (MULTIMEM_PORT_EFF x
+// 450 GB/s).
+TEST_CASE("engines' own all-reduce: multimem constants recomputed from vllm#42324's Hopper table") {
+  std::ifstream in(ROOT + "/calibrate/recorded/engine_all_reduce/vllm42324-hopper-symm-mem.csv");
+  REQUIRE(in);
+  std::vector<std::pair<double, double>> points;  // (size_B, time_s)
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("tensor_size,", 0) == 0) continue;
+    std::stringstream row(line);
+    std::string name, size, nccl, multimem;
+    std::getline(row, name, ','), std::getline(row, size, ','), std::getline(row, nccl, ','), std::getline(row, multimem, ',');
+    if (std::stod(size) <= 64 * 1048576.0) points.push_back({std::stod(size), std::stod(multimem) * 1e-3});
+  }
+  REQUIRE(points.size() == 11);
+  double mx = 0, my = 0, sxy = 0, sxx = 0;
+  for (const auto& [x, y] : points) mx += x / points.size(), my += y / points.size();
+  for (const auto& [x, y] : points) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+  const double slope = sxy / sxx;
+  CHECK(my - slope * mx == doctest::Approx(MULTIMEM_LATENCY_S).epsilon(0.01).scale(0));
+  CHECK(1 / slope / 450e9 == doctest::Approx(MULTIMEM_PORT_EFF).epsilon(0.01).scale(0));
 }
 
 TEST_CASE("the slowest rank: each collective waits sigma x E[max of n]") {
