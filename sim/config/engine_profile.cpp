@@ -64,7 +64,8 @@ std::vector<EngineProfile> build() {
   const double spread = ENGINE_ARRIVAL_SPREAD_S;
   return {
       {.name = "vllm",
-       .description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce, CUDA graphs up to 512 sequences",
+       .description = "vLLM (V1): one scheduler process, a worker per GPU, custom all-reduce (torch symmetric memory above it on NVSwitch from "
+                      "Hopper), CUDA graphs up to 512 sequences",
        .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 512, .all_reduce_jitter_s = spread,
        .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
        .tp_check = "held out, vLLM ~0.5 (before V1) on H100 ran all 120 TP=2/4 batches of three models up to 25% slower than this model "
