@@ -22,18 +22,31 @@ namespace {
 
 const std::string ROOT = TPSIM_SOURCE_DIR;
 
-// The csv rows of a recorded Vidur file, split on commas (comments and header skipped).
-std::vector<std::vector<std::string>> csv_rows(const std::string& file) {
-  std::ifstream in(ROOT + "/calibrate/recorded/vidur-kernels/" + file);
+// The csv rows of a recorded file (a path under calibrate/recorded/), split on commas; comments and the
+// header (the line that starts with `header`) skipped.
+std::vector<std::vector<std::string>> recorded_rows(const std::string& path, const std::string& header) {
+  std::ifstream in(ROOT + "/calibrate/recorded/" + path);
+  REQUIRE(in);
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#' || line.rfind("op,", 0) == 0) continue;
+    if (line.empty() || line[0] == '#' || line.rfind(header, 0) == 0) continue;
     std::vector<std::string> f;
     std::istringstream s(line);
     for (std::string x; std::getline(s, x, ',');) f.push_back(x);
     rows.push_back(f);
   }
   return rows;
+}
+
+// The csv rows of a recorded Vidur file.
+std::vector<std::vector<std::string>> csv_rows(const std::string& file) { return recorded_rows("vidur-kernels/" + file, "op,"); }
+
+// The least-squares line y = intercept + slope x through the points.
+std::pair<double, double> line_fit(const std::vector<std::pair<double, double>>& points) {
+  double mx = 0, my = 0, sxy = 0, sxx = 0;
+  for (const auto& [x, y] : points) mx += x / points.size(), my += y / points.size();
+  for (const auto& [x, y] : points) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+  return {my - sxy / sxx * mx, sxy / sxx};
 }
 
 }  // namespace
@@ -113,15 +126,27 @@ TEST_CASE("host time per sequence and CUDA-graph batch limits") {
   CHECK(eager.breakdown.launch == doctest::Approx(double(kernels) * gpu.kernel_launch_s).scale(0));
 }
 
+// A platform's collective model with vLLM's own all-reduce, and its eight GPUs as one group.
+struct VllmBox {
+  explicit VllmBox(const std::string& platform_file)
+      : topo(load_platform_file(ROOT + platform_file), HardwareSpec{}, ""), cm(topo, with_vllm(), nullptr) {}
+  static CollectiveSpec with_vllm() {
+    CollectiveSpec spec;
+    spec.custom_all_reduce = vllm;
+    return spec;
+  }
+  static inline const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
+  static inline const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  Topology topo;
+  CollectiveModel cm;
+};
+
 TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
   // An A100 NVSwitch box: no multicast tier, so vLLM's custom kernel to its 8 MiB buffer.
-  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_a100.xml");
-  const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
-  CollectiveSpec spec;
-  spec.custom_all_reduce = vllm;
-  Topology topo(platform, HardwareSpec{}, "");
-  CollectiveModel cm(topo, spec, nullptr);
-  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  const VllmBox box("/platforms/dgx_a100.xml");
+  const CollectiveModel& cm = box.cm;
+  const CustomAllReduce& vllm = box.vllm;
+  const std::vector<int>& eight = box.eight;
   const GroupSummary g = cm.summary(CollectiveOp::all_reduce, eight);
   // vLLM: one-shot below 256 KiB at 8 ranks, two-shot up to its 8 MiB buffer, NCCL beyond.
   CHECK(custom_all_reduce_fit(vllm, g, 64 * 1024).kernel == "one-shot");
@@ -152,14 +177,11 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
 // torch's symmetric memory runs to 64 MiB (multimem on 4, 6 and 8 ranks, its two-shot on 2), NCCL beyond
 // (all_reduce_utils.py, symm_mem.py). SGLang keeps the custom kernel (its symmetric memory is opt-in).
 TEST_CASE("engines' own all-reduce: vLLM's symmetric-memory tier on NVSwitch from Hopper") {
-  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_h100.xml");
-  const CustomAllReduce vllm = *find_engine_profile("vllm")->custom_all_reduce;
+  const VllmBox box("/platforms/dgx_h100.xml");
+  const CollectiveModel& cm = box.cm;
+  const CustomAllReduce& vllm = box.vllm;
+  const std::vector<int>& eight = box.eight;
   const CustomAllReduce sglang = *find_engine_profile("sglang")->custom_all_reduce;
-  CollectiveSpec spec;
-  spec.custom_all_reduce = vllm;
-  Topology topo(platform, HardwareSpec{}, "");
-  CollectiveModel cm(topo, spec, nullptr);
-  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
   const GroupSummary g = cm.summary(CollectiveOp::all_reduce, eight);
   CHECK(custom_all_reduce_fit(vllm, g, 200 * 1024).kernel == "one-shot");
   CHECK(custom_all_reduce_fit(vllm, g, 256 * 1024).kernel == "multimem");
@@ -182,31 +204,19 @@ TEST_CASE("engines' own all-reduce: vLLM's symmetric-memory tier on NVSwitch fro
 // the lines' rates over NVLink 4's 450 GB/s; TWO_SHOT_LATENCY_FACTOR the mean of the two-shot lines'
 // intercepts over the TP's 512-element time.
 TEST_CASE("engines' own all-reduce: constants recomputed from sglang#2904's vLLM table") {
-  std::ifstream in(ROOT + "/calibrate/recorded/engine_all_reduce/sglang2904-h100-vllm-custom-allreduce.csv");
-  REQUIRE(in);
-  std::map<int, std::vector<std::pair<double, double>>> by_tp;  // tp -> (size_B, time_s)
+  std::map<int, std::vector<std::pair<double, double>>> by_tp;  // tp -> (bytes each GPU reads, time_s)
   std::map<int, double> small_s;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#' || line.rfind("tp,", 0) == 0) continue;
-    std::stringstream row(line);
-    std::string tp, elements, size, ms;
-    std::getline(row, tp, ','), std::getline(row, elements, ','), std::getline(row, size, ','), std::getline(row, ms, ',');
-    CHECK(std::stod(size) == 4 * std::stod(elements));  // fp32 elements
-    if (std::stod(elements) == 512) small_s[std::stoi(tp)] = std::stod(ms) * 1e-3;
-    if (std::stod(size) >= 1 << 20) by_tp[std::stoi(tp)].push_back({std::stod(size), std::stod(ms) * 1e-3});
+  for (const auto& r : recorded_rows("engine_all_reduce/sglang2904-h100-vllm-custom-allreduce.csv", "tp,")) {
+    const int tp = std::stoi(r.at(0));
+    const double elements = std::stod(r.at(1)), size = std::stod(r.at(2)), t = std::stod(r.at(3)) * 1e-3;
+    CHECK(size == 4 * elements);  // fp32 elements
+    if (elements == 512) small_s[tp] = t;
+    if (size >= 1 << 20) by_tp[tp].push_back({tp == 2 ? size : 2 * size / tp * (tp - 1), t});
   }
   REQUIRE(by_tp.size() == 3);
   double eff_sum = 0, factor_sum = 0;
   for (const auto& [tp, points] : by_tp) {
-    double mx = 0, my = 0;
-    for (const auto& [s, t] : points) mx += (tp == 2 ? s : 2 * s / tp * (tp - 1)) / points.size(), my += t / points.size();
-    double sxy = 0, sxx = 0;
-    for (const auto& [s, t] : points) {
-      const double x = tp == 2 ? s : 2 * s / tp * (tp - 1);
-      sxy += (x - mx) * (t - my), sxx += (x - mx) * (x - mx);
-    }
-    const double slope = sxy / sxx, intercept = my - slope * mx;
+    const auto [intercept, slope] = line_fit(points);
     eff_sum += 1 / slope / 450e9 / 3;
     if (tp > 2) factor_sum += intercept / small_s[tp] / 2;
   }
@@ -223,23 +233,12 @@ TEST_CASE("engines' own all-reduce: constants recomputed from sglang#2904's vLLM
 // Hopper multimem times up to 64 MiB against S, intercept MULTIMEM_LATENCY_S, slope 1 / (MULTIMEM_PORT_EFF x
 // 450 GB/s).
 TEST_CASE("engines' own all-reduce: multimem constants recomputed from vllm#42324's Hopper table") {
-  std::ifstream in(ROOT + "/calibrate/recorded/engine_all_reduce/vllm42324-hopper-symm-mem.csv");
-  REQUIRE(in);
   std::vector<std::pair<double, double>> points;  // (size_B, time_s)
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#' || line.rfind("tensor_size,", 0) == 0) continue;
-    std::stringstream row(line);
-    std::string name, size, nccl, multimem;
-    std::getline(row, name, ','), std::getline(row, size, ','), std::getline(row, nccl, ','), std::getline(row, multimem, ',');
-    if (std::stod(size) <= 64 * 1048576.0) points.push_back({std::stod(size), std::stod(multimem) * 1e-3});
-  }
+  for (const auto& r : recorded_rows("engine_all_reduce/vllm42324-hopper-symm-mem.csv", "tensor_size,"))
+    if (std::stod(r.at(1)) <= 64 * 1048576.0) points.push_back({std::stod(r.at(1)), std::stod(r.at(3)) * 1e-3});
   REQUIRE(points.size() == 11);
-  double mx = 0, my = 0, sxy = 0, sxx = 0;
-  for (const auto& [x, y] : points) mx += x / points.size(), my += y / points.size();
-  for (const auto& [x, y] : points) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
-  const double slope = sxy / sxx;
-  CHECK(my - slope * mx == doctest::Approx(MULTIMEM_LATENCY_S).epsilon(0.01).scale(0));
+  const auto [intercept, slope] = line_fit(points);
+  CHECK(intercept == doctest::Approx(MULTIMEM_LATENCY_S).epsilon(0.01).scale(0));
   CHECK(1 / slope / 450e9 == doctest::Approx(MULTIMEM_PORT_EFF).epsilon(0.01).scale(0));
 }
 
