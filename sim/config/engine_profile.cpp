@@ -16,13 +16,15 @@ CustomAllReduce vllm_custom_all_reduce() {
   c.pcie_two_gpus = true;
   c.latency_s = {9.5 * US, 9.1 * US, 10.1 * US};
   // vllm/distributed/device_communicators/all_reduce_utils.py (CUSTOM_ALL_REDUCE_MAX_SIZES,
-  // SYMM_MEM_ALL_REDUCE_MAX_SIZES) and symm_mem.py (_WORLD_SIZES_MULTIMEM), SM 9.0 and 10.0.
+  // SYMM_MEM_ALL_REDUCE_MAX_SIZES) and symm_mem.py (_WORLD_SIZES_MULTIMEM), SM 9.0, 10.0 and 10.3 (vllm#37756).
   c.symm_mem = SymmMemTier{
       .custom_max_B = {{90, {{2, 64 * MiB}, {4, 32 * MiB}, {6, MiB / 2}, {8, MiB / 4}}},
-                       {100, {{2, 2 * MiB}, {4, 2 * MiB}, {6, 1 * MiB}, {8, 1 * MiB}}}},
+                       {100, {{2, 2 * MiB}, {4, 2 * MiB}, {6, 1 * MiB}, {8, 1 * MiB}}},
+                       {103, {{2, 4 * MiB}, {4, 4 * MiB}, {6, 8 * MiB}, {8, 4 * MiB}}}},
       .max_B = {{90, {{2, 64 * MiB}, {4, 32 * MiB}, {6, 64 * MiB}, {8, 64 * MiB}}},
-                {100, {{2, 8 * MiB}, {4, 32 * MiB}, {6, 128 * MiB}, {8, 128 * MiB}}}},
-      .multimem_ranks = {{90, {4, 6, 8}}, {100, {6, 8}}}};
+                {100, {{2, 8 * MiB}, {4, 32 * MiB}, {6, 128 * MiB}, {8, 128 * MiB}}},
+                {103, {{2, 4 * MiB}, {4, 32 * MiB}, {6, 32 * MiB}, {8, 64 * MiB}}}},
+      .multimem_ranks = {{90, {4, 6, 8}}, {100, {6, 8}}, {103, {6, 8}}}};
   c.source =
       "vllm distributed/device_communicators/custom_all_reduce.py @00d618aa (_SUPPORTED_WORLD_SIZES, max_size 8 MiB, "
       "full NVLink above 2 GPUs) and csrc/custom_all_reduce.cuh @c9eabec7 (1-stage below 512 KiB up to 4 ranks, 256 KiB "

@@ -13,8 +13,8 @@ namespace tpsim {
 
 // vLLM's torch symmetric-memory tier (on by default since vllm#24111) on GPUs with NVSwitch multicast: the
 // custom kernel stops at custom_max_B, torch's symmetric-memory all-reduce runs up to max_B (multimem, the
-// switch reducing, on the ranks listed; its two-shot on the others), NCCL beyond. Keyed by GPU generation
-// (90: Hopper, 100: Blackwell) and ranks, as vLLM's all_reduce_utils.py and symm_mem.py key them.
+// switch reducing, on the ranks listed; its two-shot on the others), NCCL beyond. Keyed by compute
+// capability (90, 100, 103) and ranks, as vLLM's all_reduce_utils.py and symm_mem.py key them.
 struct SymmMemTier {
   std::map<int, std::map<int, double>> custom_max_B, max_B;
   std::map<int, std::vector<int>> multimem_ranks;

@@ -25,15 +25,18 @@ double expected_max_of_normals(int n) {
   return memo[n] = sum;
 }
 
+MultimemCost multimem_cost(int compute_capability) {
+  return compute_capability >= 100 ? MultimemCost{11.82e-6, 0.284} : MultimemCost{8.33e-6, 0.477};
+}
+
 namespace {
 
-// The symmetric-memory tier's GPU generation for this group (90 Hopper, 100 Blackwell and later), or 0 where
-// it does not run: no tier, no NVSwitch multicast, across nodes, or ranks its tables do not list.
+// The compute capability the symmetric-memory tier's tables list for this group (90, 100, 103), or 0 where
+// it does not run: no tier, no NVSwitch multicast, across nodes, or a GPU or rank count its tables do not list.
 int symm_mem_generation(const CustomAllReduce& c, const GroupSummary& g) {
   if (!c.symm_mem || g.nvlink_fabric != "switch" || g.nodes > 1) return 0;
-  const int gen = g.compute_capability >= 100 ? 100 : g.compute_capability >= 90 ? 90 : 0;
-  const auto it = c.symm_mem->max_B.find(gen);
-  return it != c.symm_mem->max_B.end() && it->second.count(g.nranks) ? gen : 0;
+  const auto it = c.symm_mem->max_B.find(g.compute_capability);
+  return it != c.symm_mem->max_B.end() && it->second.count(g.nranks) ? g.compute_capability : 0;
 }
 
 bool listed(const std::vector<int>& ranks, int n) { return std::find(ranks.begin(), ranks.end(), n) != ranks.end(); }
@@ -90,9 +93,10 @@ CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAll
   const int n = plan.nranks;
   const bool multimem = fit.kernel == "multimem", one_shot = fit.kernel == "one-shot";
   // Multimem: S into the switch and back on each GPU's port, as pair flows of S / (N - 1) through it.
-  plan.latency_s = multimem ? MULTIMEM_LATENCY_S : latency_at(c, n) * (one_shot ? 1 : TWO_SHOT_LATENCY_FACTOR);
+  const MultimemCost mm = multimem_cost(cm.summary(CollectiveOp::all_reduce, gpus).compute_capability);
+  plan.latency_s = multimem ? mm.latency_s : latency_at(c, n) * (one_shot ? 1 : TWO_SHOT_LATENCY_FACTOR);
   const double per_peer = multimem ? size_B / (n - 1) : one_shot ? size_B : 2 * size_B / n;
-  const double eff = multimem ? MULTIMEM_PORT_EFF : CUSTOM_AR_WIRE_EFF;
+  const double eff = multimem ? mm.port_eff : CUSTOM_AR_WIRE_EFF;
   plan.bus_bytes = per_peer * (n - 1);
   std::vector<SolverFlow> solver;
   for (int dst : gpus)

@@ -6,7 +6,7 @@
 //    two-shot pays TWO_SHOT_LATENCY_FACTOR of it) + the reads as flows on the platform's links at
 //    CUSTOM_AR_WIRE_EFF of their rate; a profile without two-shot (TensorRT-LLM) runs NCCL above its
 //    one-shot limit; vLLM on NVSwitch from Hopper runs torch's symmetric memory above its kernel's limit
-//    (multimem: MULTIMEM_LATENCY_S + S each way on each port at MULTIMEM_PORT_EFF);
+//    (multimem: multimem_cost's fixed time + S each way on each port at its share of the port);
 //  * the slowest rank: an all-reduce starts when the last rank arrives. With arrivals spread
 //    with standard deviation sigma, the group waits sigma * E[max of N standard normals]
 //    (0.56 sigma at 2 ranks, 1.03 at 4, 1.42 at 8), which nothing measured at TP=1 contains.
@@ -30,11 +30,16 @@ constexpr double TWO_SHOT_LATENCY_FACTOR = 1.6;
 
 // torch's symmetric-memory multimem all-reduce (vLLM's tier above its custom kernel on NVSwitch boxes):
 // each GPU sends its whole tensor S into the switch, which reduces it, and takes S back, so its port
-// carries S each way whatever the rank count. Least squares over the published Hopper times of
-// vllm#42324 (calibrate/recorded/engine_all_reduce/, CUDA graphs, 512 KiB-64 MiB, TP 8 inferred): 8.33 us
-// + S / 214 GB/s, 0.477 of NVLink 4's 450 GB/s (derived); within 6% at every size of the fit.
-constexpr double MULTIMEM_LATENCY_S = 8.33e-6;
-constexpr double MULTIMEM_PORT_EFF = 0.477;
+// carries S each way whatever the rank count: fixed + S / (port_eff x the GPU's NVLink port). Least
+// squares over published CUDA-graph times (calibrate/recorded/engine_all_reduce/): Hopper, vllm#42324
+// (512 KiB-64 MiB, TP 8 inferred): 8.33 us + S / 214 GB/s, 0.477 of NVLink 4's 450 GB/s; Blackwell,
+// vllm#37756's B300 (16 KiB-128 MiB, TP 6 or 8): 11.82 us + S / 256 GB/s, 0.284 of NVLink 5's 900 GB/s
+// (the kernel does not keep pace with the wider port); B200 taken as B300 (no B200 multimem table at 6
+// or 8 ranks found). Both derived.
+struct MultimemCost {
+  double latency_s = 0, port_eff = 0;
+};
+MultimemCost multimem_cost(int compute_capability);
 
 // E[max of n independent standard normal variables] (0 for n < 2), by numerical integration.
 double expected_max_of_normals(int n);

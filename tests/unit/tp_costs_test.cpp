@@ -195,7 +195,7 @@ TEST_CASE("engines' own all-reduce: vLLM's symmetric-memory tier on NVSwitch fro
   // 4194304 B / 214.65 GB/s = 19.54 us, 27.87 us in all (vllm#42324's Hopper table: 27 us).
   const CollectivePlan& mm = cm.plan(CollectiveOp::all_reduce, 4 * 1048576.0, eight);
   CHECK(mm.engine_kernel == "multimem");
-  CHECK(mm.time_s() == doctest::Approx(MULTIMEM_LATENCY_S + 4 * 1048576.0 / (MULTIMEM_PORT_EFF * 450e9)).epsilon(1e-6).scale(0));
+  CHECK(mm.time_s() == doctest::Approx(8.33e-6 + 4 * 1048576.0 / (0.477 * 450e9)).epsilon(1e-6).scale(0));
 }
 
 // The engine kernel's constants from the table they were fitted on (calibrate/recorded/engine_all_reduce/):
@@ -229,17 +229,21 @@ TEST_CASE("engines' own all-reduce: constants recomputed from sglang#2904's vLLM
   CHECK(vllm.latency_s[2] == doctest::Approx(small_s[8]).scale(0));
 }
 
-// The multimem constants from the table they were fitted on: the least-squares line through vllm#42324's
-// Hopper multimem times up to 64 MiB against S, intercept MULTIMEM_LATENCY_S, slope 1 / (MULTIMEM_PORT_EFF x
-// 450 GB/s).
-TEST_CASE("engines' own all-reduce: multimem constants recomputed from vllm#42324's Hopper table") {
-  std::vector<std::pair<double, double>> points;  // (size_B, time_s)
-  for (const auto& r : recorded_rows("engine_all_reduce/vllm42324-hopper-symm-mem.csv", "tensor_size,"))
-    if (std::stod(r.at(1)) <= 64 * 1048576.0) points.push_back({std::stod(r.at(1)), std::stod(r.at(3)) * 1e-3});
-  REQUIRE(points.size() == 11);
-  const auto [intercept, slope] = line_fit(points);
-  CHECK(intercept == doctest::Approx(MULTIMEM_LATENCY_S).epsilon(0.01).scale(0));
-  CHECK(1 / slope / 450e9 == doctest::Approx(MULTIMEM_PORT_EFF).epsilon(0.01).scale(0));
+// The multimem costs from the tables they were fitted on: the least-squares line through the published
+// multimem times against S (Hopper: vllm#42324 up to 64 MiB; Blackwell: vllm#37756's B300, 16 KiB-128 MiB),
+// intercept the fixed time, slope 1 / (port_eff x the NVLink port: 450 GB/s on Hopper, 900 on Blackwell).
+TEST_CASE("engines' own all-reduce: multimem costs recomputed from vLLM's Hopper and B300 tables") {
+  struct Table { std::string file; int size_col, time_col, cc; double max_B, port_Bps; };
+  for (const Table& t : {Table{"vllm42324-hopper-symm-mem.csv", 1, 3, 90, 64 * 1048576.0, 450e9},
+                         Table{"vllm37756-b300-symm-mem.csv", 1, 6, 103, 128 * 1048576.0, 900e9}}) {
+    CAPTURE(t.file);
+    std::vector<std::pair<double, double>> points;  // (size_B, time_s)
+    for (const auto& r : recorded_rows("engine_all_reduce/" + t.file, "tensor_size,"))
+      if (std::stod(r.at(t.size_col)) <= t.max_B) points.push_back({std::stod(r.at(t.size_col)), std::stod(r.at(t.time_col)) * 1e-3});
+    const auto [intercept, slope] = line_fit(points);
+    CHECK(intercept == doctest::Approx(multimem_cost(t.cc).latency_s).epsilon(0.01).scale(0));
+    CHECK(1 / slope / t.port_Bps == doctest::Approx(multimem_cost(t.cc).port_eff).epsilon(0.01).scale(0));
+  }
 }
 
 TEST_CASE("the slowest rank: each collective waits sigma x E[max of n]") {

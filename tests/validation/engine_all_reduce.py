@@ -24,7 +24,7 @@ PLATFORMS = {"H100": "platforms/dgx_h100.xml", "A100": "platforms/dgx_a100.xml"}
 KERNELS = {"vllm_custom_1stage": "one-shot", "vllm_custom_2stage": "two-shot", "vllm_custom(auto)": None,
            "pytorch_symm_mem_multimem": "multimem"}
 # Sources the engine kernel model was fitted on (calibrate/recorded/engine_all_reduce/): not a check.
-FITTED = {"vllm42324_sm90"}
+FITTED = {"vllm42324_sm90", "vllm37756_b300"}
 
 
 def platform_of(gpu):
