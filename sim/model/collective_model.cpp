@@ -503,9 +503,10 @@ CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, cons
   const int n = int(gpus.size());
   CollectivePlan plan;
   if (op == CollectiveOp::all_reduce && spec_.custom_all_reduce && n >= 2) {
-    const auto fit = custom_all_reduce_fit(*spec_.custom_all_reduce, summary(op, gpus), size_B);
+    const GroupSummary g = summary(op, gpus);
+    const auto fit = custom_all_reduce_fit(*spec_.custom_all_reduce, g, size_B);
     if (fit.applies) {
-      plan = custom_all_reduce_plan(*this, *spec_.custom_all_reduce, fit, size_B, gpus);
+      plan = custom_all_reduce_plan(*this, *spec_.custom_all_reduce, fit, g, size_B, gpus);
       engine_notes_.insert(fmt::format("all-reduce on {} GPUs: the engine's {} kernel where its limits put it", n, plan.engine_kernel));
     } else {
       plan = build(op, size_B, gpus);

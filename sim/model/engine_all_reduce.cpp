@@ -82,7 +82,7 @@ double latency_at(const CustomAllReduce& c, int n) {
 }  // namespace
 
 CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAllReduce& c, const CustomAllReduceFit& fit,
-                                      double size_B, const std::vector<int>& gpus) {
+                                      const GroupSummary& g, double size_B, const std::vector<int>& gpus) {
   CollectivePlan plan;
   plan.op = CollectiveOp::all_reduce;
   plan.nranks = int(gpus.size());
@@ -93,7 +93,7 @@ CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAll
   const int n = plan.nranks;
   const bool multimem = fit.kernel == "multimem", one_shot = fit.kernel == "one-shot";
   // Multimem: S into the switch and back on each GPU's port, as pair flows of S / (N - 1) through it.
-  const MultimemCost mm = multimem_cost(cm.summary(CollectiveOp::all_reduce, gpus).compute_capability);
+  const MultimemCost mm = multimem_cost(g.compute_capability);
   plan.latency_s = multimem ? mm.latency_s : latency_at(c, n) * (one_shot ? 1 : TWO_SHOT_LATENCY_FACTOR);
   const double per_peer = multimem ? size_B / (n - 1) : one_shot ? size_B : 2 * size_B / n;
   const double eff = multimem ? mm.port_eff : CUSTOM_AR_WIRE_EFF;

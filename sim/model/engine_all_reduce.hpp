@@ -52,8 +52,8 @@ struct CustomAllReduceFit {
 };
 CustomAllReduceFit custom_all_reduce_fit(const CustomAllReduce& c, const GroupSummary& g, double size_B);
 
-// The engine kernel's plan (see the preamble); `fit.applies` must hold.
+// The engine kernel's plan (see the preamble) on `gpus`, whose summary is `g`; `fit.applies` must hold.
 CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAllReduce& c, const CustomAllReduceFit& fit,
-                                      double size_B, const std::vector<int>& gpus);
+                                      const GroupSummary& g, double size_B, const std::vector<int>& gpus);
 
 }  // namespace tpsim

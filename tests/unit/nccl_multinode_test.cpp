@@ -151,9 +151,11 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
         doctest::Approx(900e9 * 0.56 * 0.74 / 0.85 * 30 / 16).scale(0));
 
   const double S = 1 << 30;  // 1 GiB: past the size where the tree's 92 us + S x 1.875 / 400 GB/s is cheaper
-  const auto plan_on = [&](const std::string& platform, double size_B) {
+  const auto plan_on = [&](const std::string& platform, double size_B, std::string_view nccl_version = "") {
     Topology topo(load_platform_file(ROOT + "/platforms/" + platform), {}, "");
-    CollectiveModel model(topo, CollectiveSpec{}, nullptr);
+    CollectiveSpec spec;
+    spec.nccl_version = std::string(nccl_version);
+    CollectiveModel model(topo, spec, nullptr);
     return model.plan(CollectiveOp::all_reduce, size_B, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
   };
   // 2x DGX H100, 8 x 400 Gb/s NICs per node: the NVLS part binds, 450 GB/s x 0.56 = 252 GB/s; the
@@ -174,13 +176,7 @@ TEST_CASE("NVLS-tree across Hopper NVSwitch nodes: NVLS inside, a tree across th
   // 48.5 us + 16 MiB x 1.875 / 194.4 GB/s = 210 us (the recorded pair measured 185); at 4 MiB (32 KiB chunks,
   // 55 + 40 + 16.6 = 111.6 us) the tree's 94 us is cheaper, and NCCL 2.26 (the recorded pair's) runs it there.
   CHECK(plan_on("2x_dgx_h100_ib.xml", 16 << 20).algorithm == Algorithm::nvls_tree);
-  const auto plan_with = [&](std::string_view nccl_version, double size_B) {
-    Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
-    CollectiveSpec spec;
-    spec.nccl_version = std::string(nccl_version);
-    CollectiveModel model(topo, spec, nullptr);
-    return model.plan(CollectiveOp::all_reduce, size_B, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
-  };
+  const auto plan_with = [&](std::string_view nccl_version, double size_B) { return plan_on("2x_dgx_h100_ib.xml", size_B, nccl_version); };
   CHECK(plan_with("2.26.2", 4 << 20).algorithm == Algorithm::tree);
   // From NCCL 2.28 the tuner ranks a 2-node NVLS-tree by its line alone, 55 + 16.6 = 71.6 us against the tree's
   // 94: it runs NVLS-tree, which costs its fill as well, 111.6 us (a current NCCL where the version is not given).
