@@ -242,6 +242,9 @@ int collective_command(int argc, char** argv) {
   if (log_p2p && forced.p2p_level == "OFF") p2p = "off";
   check_choice("--algorithm", algorithm, collective_algorithm_names());
   check_choice("--protocol", protocol, collective_protocol_names());
+  if (const std::string why = algorithm_protocol_conflict(algorithm, protocol); !why.empty())
+    throw ValueError(fmt::format("--protocol {} with --algorithm nvls{}: {}", protocol,
+                                 algorithm_opt->count() && protocol_opt->count() ? "" : " (the compared log's NCCL_ALGO / NCCL_PROTO)", why));
   if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
   check_choice("--engine", engine, engine_profile_names());
   if (engine != "nccl" && measured)

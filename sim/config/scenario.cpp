@@ -29,6 +29,12 @@ const std::vector<std::string>& collective_protocol_names() {
   return names;
 }
 
+std::string algorithm_protocol_conflict(const std::string& algorithm, const std::string& protocol) {
+  if (algorithm != "nvls" || protocol == "auto" || protocol == "Simple") return "";
+  return "NVLS runs the Simple protocol only (NCCL has no NVLS with " + protocol +
+         " and answers 'No algorithm/protocol available'): leave the protocol to NCCL (auto) or give Simple";
+}
+
 std::string fmt_list(const std::vector<std::string>& v);
 
 const char* objective_name(Objective o) {
@@ -212,6 +218,8 @@ CollectiveSpec read_collectives(const YamlMap& m) {
     if (m.has(key)) *out = positive(m, key, m.quantity(key, Quantity::bandwidth));
   c.algorithm = m.one_of_or("algorithm", collective_algorithm_names(), c.algorithm);
   c.protocol = m.one_of_or("protocol", collective_protocol_names(), c.protocol);
+  if (const std::string why = algorithm_protocol_conflict(c.algorithm, c.protocol); !why.empty())
+    m.fail(m.node("protocol"), "'protocol: " + c.protocol + "' with 'algorithm: nvls': " + why);
   c.p2p_level = m.one_of_or("p2p_level", p2p_level_names(), c.p2p_level);
   // `p2p: off` is NCCL_P2P_DISABLE=1 (as `tpsim collective --p2p off`): every path staged.
   std::string p2p = "on";

@@ -101,6 +101,9 @@ struct SchedulerSpec {
 // take (NCCL_ALGO, NCCL_PROTO; `nvls` is NVLS in one node and NVLS-tree across nodes).
 const std::vector<std::string>& collective_algorithm_names();
 const std::vector<std::string>& collective_protocol_names();
+// Why NCCL could run no collective under this pair (NVLS and NVLS-tree run Simple only; NCCL answers
+// "No algorithm/protocol available"), or "" when it can.
+std::string algorithm_protocol_conflict(const std::string& algorithm, const std::string& protocol);
 
 struct CollectiveSpec {
   std::optional<double> fixed_latency_s;  // the whole fixed cost of one collective (alpha_eff)

@@ -35,7 +35,7 @@ PoolRunSpec pool_run(const Pool& pool, const Scenario& s) {
   r.gpu = pool.gpu;
   r.scheduler = s.scheduler;
   if (s.workload.arrivals == ArrivalKind::closed) r.scheduler.max_num_seqs = std::max(r.scheduler.max_num_seqs, s.workload.batch);
-  for (const auto& inst : pool.spec->instances) r.instances.push_back({inst, pool.memory.kv_blocks});
+  for (const auto& inst : pool.spec->instances) r.instances.push_back({inst, pool.memory.kv_blocks, std::nullopt, std::nullopt});
   return r;
 }
 

@@ -81,6 +81,23 @@ std::optional<std::string> held_out_lean_note(const GroupSummary& g, CollectiveO
                        g.gpu_model);
   return std::nullopt;
 }
+
+// Why the forced algorithm (NCCL_ALGO, or tpsim's `direct`) does not apply to `op` on this group, where
+// tpsim runs its own choice instead (a scenario's `algorithm:` narrows every collective's choice where it
+// applies); nullopt when it runs, or nothing is forced.
+std::optional<std::string> forced_algorithm_unavailable(const std::string& forced, CollectiveOp op, const GroupSummary& g) {
+  if (forced == "auto") return std::nullopt;
+  if (op == CollectiveOp::all_to_all)
+    return forced == "direct" ? std::nullopt : std::optional<std::string>("NCCL's all-to-all is point-to-point sends to every peer, "
+                                                                          "which NCCL_ALGO does not choose");
+  if (forced == "tree" && op != CollectiveOp::all_reduce) return "NCCL's tree runs all-reduce only";
+  if (forced == "direct" && g.nranks != 2) return "direct is tpsim's exchange of 2 ranks";
+  if (forced != "nvls" || g.nvls_possible || g.nvls_tree_possible) return std::nullopt;
+  if (std::any_of(g.not_in_release.begin(), g.not_in_release.end(), [](const std::string& w) { return w.rfind("NVLS", 0) == 0; }))
+    return "the NCCL release predates NVLS";
+  return "NVLS needs more than 2 GPUs of Hopper or later whose every link runs through NVSwitch, in one node, or for an "
+         "all-reduce across such nodes one ring per GPU (NVLS-tree)";
+}
 }  // namespace
 
 // aws-ofi-nccl sets NCCL_PROTO=simple when the EFA device does not promise in-order 128-byte writes
@@ -93,6 +110,13 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
   if (!g.not_in_release.empty())
     notes.push_back(fmt::format("NCCL {} predates {}, which these GPUs and links would run: simulated without, as that release ran",
                                 spec_.nccl_version, fmt::join(g.not_in_release, ", ")));
+  if (nccl_newer_than_read(spec_.nccl_version))
+    notes.push_back(fmt::format("NCCL {} is newer than the releases tpsim has read (to {}.{}): simulated as {}.{} behaves",
+                                spec_.nccl_version, NCCL_NEWEST_READ[0], NCCL_NEWEST_READ[1], NCCL_NEWEST_READ[0], NCCL_NEWEST_READ[1]));
+  if (const auto why = forced_algorithm_unavailable(spec_.algorithm, op, g))
+    notes.push_back(fmt::format("algorithm {} forced, which does not apply to {} on these {} GPUs ({}): simulated with {}",
+                                spec_.algorithm, collective_op_name(op), g.nranks, *why,
+                                algorithm_name(choose_algorithm(op, g.nranks, g.tree_possible))));
   if (!calibration_)
     if (auto note = held_out_lean_note(g, op, spec_.gpus_per_thread)) notes.push_back(std::move(*note));
   if (g.nodes < 2) return notes;

@@ -99,6 +99,10 @@ std::array<int, 2> nccl_release_of(Algorithm a) {
 
 bool nccl_offers(std::string_view version, std::array<int, 2> release) { return !nccl_before(version, release[0], release[1]); }
 
+bool nccl_newer_than_read(std::string_view version) {
+  return nccl_release(version) && !nccl_before(version, NCCL_NEWEST_READ[0], NCCL_NEWEST_READ[1] + 1);
+}
+
 namespace {
 // nccl-tests' datatype names (its test_typenames, and names older versions printed) and their bytes.
 constexpr std::array<std::pair<std::string_view, int>, 17> NCCL_TYPES{{{"int8", 1},    {"uint8", 1},   {"char", 1},     {"f8e4m3", 1},

@@ -84,5 +84,9 @@ constexpr std::array<int, 2> NCCL_LL128_RELEASE{2, 5};
 std::array<int, 2> nccl_release_of(Algorithm a);
 // Whether the release offers what came with `release`; true for an unknown version (a current NCCL).
 bool nccl_offers(std::string_view version, std::array<int, 2> release);
+// The newest NCCL release tpsim has read: NVIDIA/nccl at 2.30.7 (makefiles/version.mk of the source it
+// follows). A later one is simulated as that one, and a note says so.
+constexpr std::array<int, 2> NCCL_NEWEST_READ{2, 30};
+bool nccl_newer_than_read(std::string_view version);
 
 }  // namespace tpsim

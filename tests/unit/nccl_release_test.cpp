@@ -50,6 +50,17 @@ TEST_CASE("the NCCL release that brought each algorithm and LL128; an unknown ve
   CHECK(nccl_offers("unknown", NCCL_LL128_RELEASE));
 }
 
+TEST_CASE("a release newer than the newest tpsim has read (2.30) runs as 2.30, and a note says so") {
+  CHECK_FALSE(nccl_newer_than_read("2.30.7"));
+  CHECK_FALSE(nccl_newer_than_read(""));
+  CHECK(nccl_newer_than_read("2.31.1"));
+  CHECK(nccl_newer_than_read("3.0"));
+  const Topology h100(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
+  CHECK(model_of(h100, "2.31").group_notes(CollectiveOp::all_reduce, first(8)) ==
+        std::vector<std::string>{"NCCL 2.31 is newer than the releases tpsim has read (to 2.30): simulated as 2.30 behaves"});
+  CHECK(model_of(h100, "2.30.4").group_notes(CollectiveOp::all_reduce, first(8)).empty());
+}
+
 TEST_CASE("NCCL 2.16 on 8 H100s runs no NVLS, 2.4 on 8 A100s no LL128, and each says so") {
   const Topology h100(load_platform_file(ROOT + "/platforms/dgx_h100.xml"), {}, "");
   // 256 MiB on 8 ranks: NVLS from 2.17 (NVSwitch multicast), a ring before it.
