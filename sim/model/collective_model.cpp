@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -436,6 +437,10 @@ void CollectiveModel::choose_protocol(CollectivePlan& plan, const std::vector<Al
         plan.nvls_pipeline_s = c.calibrated ? 0.0 : c.nvls_pipeline_s;
       }
     }
+  // The scenario and command line refuse the pairs NCCL has none of (algorithm_protocol_conflict); a
+  // plan left unpriced would run forever, so one that slips through is an internal error, not a hang.
+  if (!(best < std::numeric_limits<double>::infinity()))
+    throw std::logic_error(fmt::format("no algorithm runs {} with protocol {}", collective_op_name(plan.op), spec_.protocol));
 }
 
 // Each ring carries its share of bus_bytes over each of its edges. The protocol's efficiency
