@@ -187,6 +187,9 @@ int fit_command(int argc, char** argv) {
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (!protocol.empty()) check_choice("--protocol", protocol, {"LL", "LL128", "Simple"});
   if (!algorithm.empty()) check_choice("--algorithm", algorithm, {"ring", "tree", "direct", "nvls"});
+  if (!path_class.empty()) check_choice("--path-class", path_class, calibration_path_class_names());
+  if (const std::string why = algorithm_protocol_conflict(algorithm, protocol.empty() ? "auto" : protocol); !why.empty())
+    throw ValueError(fmt::format("--protocol {} with --algorithm nvls: {}", protocol, why));
   if (!net_transport.empty()) check_choice("--net-transport", net_transport, net_transport_names());
   if (!nccl_version.empty() && !nccl_release(nccl_version))
     throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));

@@ -10,6 +10,11 @@
 
 namespace tpsim {
 
+const std::vector<std::string>& calibration_path_class_names() {
+  static const std::vector<std::string> names{"NVL", "PIX", "PXB", "PHB", "SYS", "SHM", "NET"};
+  return names;
+}
+
 const CollectivePiece* CollectiveCalibration::piece_at(double size_B) const {
   for (const CollectivePiece& p : pieces)
     if (!p.max_size_B || size_B <= *p.max_size_B) return &p;
@@ -112,7 +117,7 @@ CollectiveCalibration read_collective(const YamlMap& m) {
   CollectiveCalibration c;
   c.source = m.str_or("source", "");
   c.op = read_name(m, "op", ALL_COLLECTIVE_OPS, collective_op_name);
-  c.path_class = m.str_or("path_class", "");
+  c.path_class = m.one_of_or("path_class", calibration_path_class_names(), "");
   c.nranks = bounded_int(m, "nranks", m.integer("nranks"), 1'000'000);
   c.nodes = bounded_int(m, "nodes", m.integer_or("nodes", 1), 1'000'000);
   if (c.nranks < 2) m.fail(m.node("nranks"), "'nranks' must be at least 2");

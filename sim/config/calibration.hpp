@@ -48,10 +48,14 @@ struct CollectivePiece {
 // network bytes reach past 1); more says the fit's platform was not the log's box.
 constexpr double MAX_WIRE_FRACTION = 4;
 
+// The path classes a calibration entry names (its `path_class`, `tpsim fit --path-class`): the
+// topology's, and SHM for host-staged copies within a socket.
+const std::vector<std::string>& calibration_path_class_names();
+
 struct CollectiveCalibration {
   std::string source;        // log file it was fitted on
   CollectiveOp op = CollectiveOp::all_reduce;
-  std::string path_class;    // NVL | PIX | PXB | PHB | SYS | SHM | NET | NVLS | "" (unknown)
+  std::string path_class;    // one of calibration_path_class_names(), or "" (unknown: any path)
   int nranks = 0;
   int nodes = 1;
   // The envelope: what was measured. Beyond it the model extrapolates, and says so.

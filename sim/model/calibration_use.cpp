@@ -21,7 +21,7 @@ LatencyPath fitted_path(const CollectiveCalibration& e, const GroupSummary& targ
   LatencyPath path{e.nranks, target.worst_class, target.staged, e.nodes, PathClass::NVL, target.amd_host, target.transport,
                    before_hopper(target.compute_capability)};
   if (e.path_class == "SHM") path.worst_class = PathClass::PIX, path.staged = true;
-  else if (!e.path_class.empty() && e.path_class != "NVLS")
+  else if (!e.path_class.empty())
     path.worst_class = parse_path_class(e.path_class), path.staged = path.worst_class == PathClass::SYS && fitted_staged(e);
   if (!e.cpu_vendor.empty()) path.amd_host = e.cpu_vendor == "amd";
   if (!e.net_transport.empty()) path.transport = net_transport_of(e.net_transport);

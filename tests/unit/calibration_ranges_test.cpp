@@ -466,6 +466,18 @@ TEST_CASE("a calibration's forced_algorithm, forced_protocol and nvlink_fabric: 
         ":4:22: error: 'forced_protocol' must be one of LL, LL128, Simple; did you mean 'LL'?");
 }
 
+TEST_CASE("a calibration's path_class: read, and a located error outside the classes an entry can name") {
+  const std::string head = "collectives:\n  - op: all_reduce\n    nranks: 8\n";
+  const std::string line = "    protocols:\n      Simple: { latency: 30us, bus_bandwidth: 300GBps }\n";
+  {
+    TempFile ok("tpsim_envelope_class.yaml", head + "    path_class: SHM\n" + line);
+    CHECK(load_calibration(ok.path).collectives.at(0).path_class == "SHM");
+  }
+  // An unknown class matched no group before: every run fell back to the defaults without naming it.
+  CHECK(error_of_calibration(head + "    path_class: NVLINK\n" + line) ==
+        ":4:17: error: 'path_class' must be one of NVL, PIX, PXB, PHB, SYS, SHM, NET");
+}
+
 TEST_CASE("a protocol written as an unconstrained copy (fitted: false) measured neither of its terms") {
   // tpsim fit writes a protocol that runs at no measured size as a copy of its neighbour; read
   // back, it must not pass for a measured line (use_line then takes the defaults for it), while
