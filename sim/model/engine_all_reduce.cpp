@@ -89,7 +89,7 @@ CollectivePlan custom_all_reduce_plan(const CollectiveModel& cm, const CustomAll
   plan.size_B = size_B;
   plan.engine_kernel = fit.kernel;
   plan.algorithm = Algorithm::direct;
-  plan.worst_class = PathClass::NVL;
+  plan.worst_class = g.worst_class;  // NVLink, or PCIe for two GPUs with P2P (c.pcie_two_gpus)
   const int n = plan.nranks;
   const bool multimem = fit.kernel == "multimem", one_shot = fit.kernel == "one-shot";
   // Multimem: S into the switch and back on each GPU's port, as pair flows of S / (N - 1) through it.

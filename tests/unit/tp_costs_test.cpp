@@ -173,6 +173,16 @@ TEST_CASE("engines' own all-reduce: limits, one-shot and two-shot, latency") {
         "3 ranks (the kernel runs on 2, 4, 6, 8)");
 }
 
+TEST_CASE("engines' own all-reduce on two PCIe GPUs with P2P: the kernel runs over the PCIe path, and says so") {
+  // vLLM runs its kernel on 2 GPUs without NVLink when P2P works (pcie_two_gpus): two RTX 4090 with the
+  // P2P-patched driver, SYS apart. Its reads go over PCIe (24 GB/s a direction here) at 0.54 of it.
+  const VllmBox box("/tests/data/measured/nccl/platforms/8xrtx4090-sys-8numa-amd-p2p-patched.xml");
+  const CollectivePlan& p = box.cm.plan(CollectiveOp::all_reduce, 1 << 20, {0, 1});
+  CHECK(p.engine_kernel == "one-shot");
+  CHECK(p.worst_class == PathClass::SYS);  // not NVLink: --explain names the path the kernel crosses
+  CHECK(p.bus_bw_Bps == doctest::Approx(0.54 * 24e9).epsilon(1e-3).scale(0));
+}
+
 // vLLM on an H100 NVSwitch box (multicast): its custom kernel stops at 256 KiB on 8 ranks (8 MiB on 2),
 // torch's symmetric memory runs to 64 MiB (multimem on 4, 6 and 8 ranks, its two-shot on 2), NCCL beyond
 // (all_reduce_utils.py, symm_mem.py). SGLang keeps the custom kernel (its symmetric memory is opt-in).
