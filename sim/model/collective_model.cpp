@@ -487,6 +487,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   const GroupSummary g = summary(op, gpus);
   plan.worst_class = g.worst_class;
   plan.staged = g.staged;
+  plan.staged_across_sockets = g.staged_edge && g.staged_edge->crosses_socket;
   plan.algorithm = choose_algorithm(op, plan.nranks, g.tree_possible);
   plan.bus_bytes = size_B * bus_factor(op, plan.nranks);
   if (const auto cp = calibrated_piece(op, g, size_B))

@@ -45,6 +45,7 @@ struct CollectivePlan {
   Protocol protocol = Protocol::Simple;
   PathClass worst_class = PathClass::NVL;
   bool staged = false;        // some edge goes through host memory
+  bool staged_across_sockets = false;  // the staged edge that sets the pace crosses sockets (UPI/xGMI)
   bool calibrated = false;    // numbers from a calibration file
   double latency_s = 0;       // fixed part: base + steps · hop latency (or the scenario's fixed latency)
   double bus_bytes = 0;       // S · bus_factor, bytes each rank moves

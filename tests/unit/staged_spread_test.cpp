@@ -66,53 +66,65 @@ ConfigResult staged_config(double gpu_ms, double coll_ms, CollectivePlan decode 
 
 }  // namespace
 
-TEST_CASE("the staged spread is the median factor between the default copy rates and published plateaus") {
+TEST_CASE("the staged spread is the median factor between the default copy rate and published plateaus, per side of the socket") {
   const auto plateaus = box_plateaus();
   // 13 boxes: 9 within a socket (host copy 4.0 GB/s), 4 across sockets (socket copy 1.44 GB/s).
   CHECK(plateaus.size() == 13);
   const StagingRates d = default_staging_rates();
-  std::vector<double> factors;
+  std::vector<double> within, across;
   for (const auto& [key, p] : plateaus) {
-    const double rate = key.second == "yes" ? d.socket_copy_Bps : d.host_copy_Bps;
-    factors.push_back(std::max(rate / p, p / rate));
+    const bool crosses = key.second == "yes";
+    const double rate = crosses ? d.socket_copy_Bps : d.host_copy_Bps;
+    (crosses ? across : within).push_back(std::max(rate / p, p / rate));
   }
-  // Sorted factors 1.00, 1.02, 1.03, 1.14, 1.16, 1.29, 1.30, 1.35, 1.49, 1.55, 3.48, 6.78, 10.3: the median
-  // of 13 is the 7th, the DGX A100's 5.2 / 4.0 = 1.30.
-  const double factor = median(factors);
-  CHECK(factor == doctest::Approx(1.30).scale(0).epsilon(0.005));
+  // Within, sorted: 1.00, 1.03, 1.14, 1.16, 1.29, 1.30, 1.49, 1.55, 6.78: the 5th of 9, the L40 pairs'
+  // 5.16 / 4.0 = 1.29. Across: 1.02 (A40), 1.35 (L40, 1.44 / 1.067), 3.48 (A100 pod), 10.3 (EPYC 4090):
+  // the mean of the middle two, (1.35 + 3.48) / 2 = 2.42.
+  REQUIRE(within.size() == 9);
+  REQUIRE(across.size() == 4);
+  const double within_factor = median(within), across_factor = median(across);
+  CHECK(within_factor == doctest::Approx(1.29).scale(0).epsilon(0.005));
+  CHECK(across_factor == doctest::Approx(2.42).scale(0).epsilon(0.005));
   const Spread s = collective_spread(staged_config(100, 50), nullptr, {});
-  CHECK(s.up == doctest::Approx(factor - 1).scale(0).epsilon(0.005));
-  CHECK(s.down == doctest::Approx(1 - 1 / factor).scale(0).epsilon(0.005));
+  CHECK(s.up == doctest::Approx(within_factor - 1).scale(0).epsilon(0.005));
+  CHECK(s.down == doctest::Approx(1 - 1 / within_factor).scale(0).epsilon(0.005));
   CHECK(s.source.find("p2p_off_plateaus.csv") != std::string::npos);
+  // A collective whose pacing staged edge crosses sockets takes the cross-socket factor.
+  ConfigResult c = staged_config(100, 50);
+  c.prefill_collective->staged_across_sockets = true;
+  const Spread a = collective_spread(c, nullptr, {});
+  CHECK(a.up == doctest::Approx(across_factor - 1).scale(0).epsilon(0.005));
+  CHECK(a.down == doctest::Approx(1 - 1 / across_factor).scale(0).epsilon(0.005));
+  CHECK(a.source.find("across sockets") != std::string::npos);
 }
 
 TEST_CASE("a staged collective's interval is a factor either way, the GPU part stays symmetric") {
   const ConfigResult c = staged_config(100, 50);
   const Spread coll = collective_spread(c, nullptr, {});
   const FigureBounds b = bounds_of(c, 0.017, coll);
-  // low = 100 ms x (1 - 0.017) + 50 ms / 1.30 = 98.3 + 38.46 = 136.76 ms;
-  // high = 100 ms x 1.017 + 50 ms x 1.30 = 101.7 + 65.0 = 166.7 ms.
-  CHECK(b.prefill_s.low == doctest::Approx(0.098300 + 0.050 / 1.30).scale(0));
-  CHECK(b.prefill_s.high == doctest::Approx(0.101700 + 0.050 * 1.30).scale(0));
+  // low = 100 ms x (1 - 0.017) + 50 ms / 1.29 = 98.3 + 38.76 = 137.06 ms;
+  // high = 100 ms x 1.017 + 50 ms x 1.29 = 101.7 + 64.5 = 166.2 ms.
+  CHECK(b.prefill_s.low == doctest::Approx(0.098300 + 0.050 / 1.29).scale(0));
+  CHECK(b.prefill_s.high == doctest::Approx(0.101700 + 0.050 * 1.29).scale(0));
   CHECK(b.collective_spread_down < b.collective_spread_up);
 }
 
 TEST_CASE("the staged factor moves a collective's bandwidth term; its latency term keeps the defaults' spread") {
   // A latency-bound decode all-reduce, 30 us fixed + 10 us of bytes: bandwidth share 10 / 40 = 0.25.
-  // down = 0.25 x (1 - 1/1.30) + 0.75 x 0.080 = 0.0577 + 0.0600 = 0.1177;
-  // up   = 0.25 x 0.30        + 0.75 x 0.080 = 0.0750 + 0.0600 = 0.1350.
+  // down = 0.25 x (1 - 1/1.29) + 0.75 x 0.080 = 0.0562 + 0.0600 = 0.1162;
+  // up   = 0.25 x 0.29        + 0.75 x 0.080 = 0.0725 + 0.0600 = 0.1325.
   const ConfigResult c = staged_config(100, 50, staged_plan(30, 10));
   const Spread coll = collective_spread(c, nullptr, {});
   const Spread decode = phase_spread(coll, c.decode_collective);
-  CHECK(decode.down == doctest::Approx(0.25 * (1 - 1 / 1.30) + 0.75 * 0.080).scale(0));
-  CHECK(decode.up == doctest::Approx(0.25 * 0.30 + 0.75 * 0.080).scale(0));
+  CHECK(decode.down == doctest::Approx(0.25 * (1 - 1 / 1.29) + 0.75 * 0.080).scale(0));
+  CHECK(decode.up == doctest::Approx(0.25 * 0.29 + 0.75 * 0.080).scale(0));
   // The prefill's all-reduce is all bandwidth: the factor whole.
   const Spread prefill = phase_spread(coll, c.prefill_collective);
-  CHECK(prefill.up == doctest::Approx(0.30).scale(0).epsilon(0.005));
-  // TPOT high = 100 ms x 1.017 + 50 ms x 1.135 = 101.7 + 56.75 = 158.45 ms; TTFT high as before, 166.7 ms.
+  CHECK(prefill.up == doctest::Approx(0.29).scale(0).epsilon(0.005));
+  // TPOT high = 100 ms x 1.017 + 50 ms x 1.1325 = 101.7 + 56.63 = 158.33 ms; TTFT high as before, 166.2 ms.
   const FigureBounds b = bounds_of(c, 0.017, coll);
-  CHECK(b.tpot_p50_s.high == doctest::Approx(0.1017 + 0.050 * (1 + 0.25 * 0.30 + 0.75 * 0.080)).scale(0));
-  CHECK(b.ttft_p50_s.high == doctest::Approx(0.1017 + 0.050 * 1.30).scale(0));
+  CHECK(b.tpot_p50_s.high == doctest::Approx(0.1017 + 0.050 * (1 + 0.25 * 0.29 + 0.75 * 0.080)).scale(0));
+  CHECK(b.ttft_p50_s.high == doctest::Approx(0.1017 + 0.050 * 1.29).scale(0));
   // A spread that is not a bandwidth spread is the same for every phase.
   const Spread plain = collective_spread(c, nullptr, {}, true);
   CHECK(phase_spread(plain, c.decode_collective).up == plain.up);
