@@ -256,6 +256,9 @@ int collective_command(int argc, char** argv) {
   if (measured) curve_setup = prepare_curve_reading(curve);
   if (gpus_per_thread < 0 || gpus_per_thread > int(gpus.size()))
     throw ValueError(fmt::format("--gpus-per-thread must be 1 to {} (the GPUs listed)", gpus.size()));
+  if (gpus_per_thread > 0 && gpus.size() % gpus_per_thread != 0)
+    throw ValueError(fmt::format("--gpus-per-thread {} does not divide the {} GPUs listed (nccl-tests -g N: every thread drives N GPUs)",
+                                 gpus_per_thread, gpus.size()));
   if (nccl_version_opt->count() && !nccl_release(nccl_version))
     throw ValueError(fmt::format("--nccl-version must be a NCCL release such as 2.8.3 (got '{}')", nccl_version));
   LaunchMode launch = default_launch_mode(measured ? &*measured : nullptr, compare_path, cal.get());
