@@ -23,7 +23,7 @@ const std::string ROOT = TPSIM_SOURCE_DIR;
 const std::string TWO_NODE_DECODE_NOTE =
     "across 2 nodes: 10 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; tests/data/measured/SOURCES.md) "
     "ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than simulated (the model's times 16-32% short, "
-    "each box's median over those sizes; the recorded InfiniBand pair's 6%), where NCCL runs fewer channels than it has: "
+    "each box's median over those sizes; the recorded InfiniBand pair's 6%), a lean whose cause tpsim has not found (NCCL's trees there run every channel, from 4 KiB each: enqueue.cc): "
     "read them as optimistic, or calibrate on a log of the box (tpsim fit)";
 
 // tpsim's note on an uncalibrated all-reduce across nodes over AWS EFA (the held-out check's band table).
