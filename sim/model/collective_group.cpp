@@ -152,8 +152,8 @@ std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std
     notes.push_back("across 2 nodes: 10 held-out 2-node boxes (RoCE, AWS EFA, InfiniBand, one shared NIC; "
                     "tests/data/measured/SOURCES.md) ran 64 KiB-1 MiB all-reduces, a decode step's sizes, in more time than "
                     "simulated (the model's times 16-32% short, each box's median over those sizes; the recorded InfiniBand "
-                    "pair's 6%), a lean whose cause tpsim has not found (NCCL's trees there run every channel, from 4 KiB each: enqueue.cc): read them as optimistic, or calibrate on a log of "
-                    "the box (tpsim fit)");
+                    "pair's 6%), a lean whose cause tpsim has not found (NCCL's trees there run every channel, from 4 KiB "
+                    "each: enqueue.cc): read them as optimistic, or calibrate on a log of the box (tpsim fit)");
   if (g.nodes > 2 && !fitted_here)
     notes.push_back(fmt::format("across {} nodes: the defaults were fitted on 2-node logs; held-out 4- and 8-node H100 InfiniBand "
                                 "sweeps (tests/data/measured/SOURCES.md, nccl-tests#309) ran 1-16 MiB all-reduces in more time than "
