@@ -95,6 +95,7 @@ std::optional<std::string> forced_algorithm_unavailable(const std::string& force
   if (forced != "nvls" || g.nvls_possible || g.nvls_tree_possible) return std::nullopt;
   if (std::any_of(g.not_in_release.begin(), g.not_in_release.end(), [](const std::string& w) { return w.rfind("NVLS", 0) == 0; }))
     return "the NCCL release predates NVLS";
+  if (g.staged) return "its paths are host-staged (P2P off, or beyond the P2P level), and NVLS needs P2P through NVSwitch";
   return "NVLS needs more than 2 GPUs of Hopper or later whose every link runs through NVSwitch, in one node, or for an "
          "all-reduce across such nodes one ring per GPU (NVLS-tree)";
 }
@@ -248,7 +249,9 @@ GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& g
   const bool rail_rings = g.nodes > 1 && channel_rings.size() > 1 && g.nranks == g.nodes * int(channel_rings.size());
   g.nvls_tree_possible = rail_rings && intra_nvswitch && g.compute_capability >= 90 && op == CollectiveOp::all_reduce && !g.staged;
   // NCCL (tuning.cc) never enables LL128 below Volta (sm_70).
-  g.ll128_enabled = g.compute_capability >= 70 && (g.nodes == 1 ? g.all_nvl
+  // LL128 needs the ring's paths within the node up to NVLink (tuning.cc: typeIntra <= PATH_NVB); a path
+  // NCCL routes through the CPU (P2P off, or beyond the P2P level) is not.
+  g.ll128_enabled = g.compute_capability >= 70 && (g.nodes == 1 ? g.all_nvl && !g.staged
                                                : g.intra_class == PathClass::NVL && !g.staged && g.transport != NetTransport::tcp &&
                                                      (nic_near || g.compute_capability >= 90));
   withhold_unreleased(g.nvls_possible, "NVLS", nccl_release_of(Algorithm::nvls), g);

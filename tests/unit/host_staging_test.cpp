@@ -221,3 +221,20 @@ TEST_CASE("a staged pair across sockets whose GPUs each have a NIC behind their 
                                        "one-nic.txt");
   CHECK(one_nic.find("NIC") == std::string::npos);  // GPU1 has no NIC near it: NCCL keeps SHM
 }
+
+TEST_CASE("host-staged rings on an NVLink box run no LL128: NCCL enables it only on NVLink paths") {
+  // NCCL's tuner (tuning.cc) enables LL128 where the ring's paths within the node are NVLink (typeIntra
+  // <= PATH_NVB); P2P off routes them through the CPU. DGX A100 GPUs 4-7 with P2P off: at 32 KiB the
+  // fastest allowed protocol is LL (LL128 ran there at 1.35 GB/s before session 44), from 1 MiB Simple.
+  Topology topo(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "OFF");
+  CollectiveModel cm(topo, {}, nullptr);
+  for (double size_B : {32768.0, 4194304.0}) {
+    const CollectivePlan& p = cm.plan(CollectiveOp::all_reduce, size_B, {4, 5, 6, 7});
+    CHECK(p.staged);
+    CHECK(p.protocol != Protocol::LL128);
+  }
+  CHECK(cm.summary(CollectiveOp::all_reduce, {4, 5, 6, 7}).ll128_enabled == false);
+  // With P2P the same GPUs run LL128 where it is cheapest.
+  Topology p2p(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
+  CHECK(CollectiveModel(p2p, {}, nullptr).summary(CollectiveOp::all_reduce, {4, 5, 6, 7}).ll128_enabled);
+}
