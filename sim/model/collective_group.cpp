@@ -58,7 +58,7 @@ namespace {
 // latencies hold on the fitted H100 box but not on the Ampere and Blackwell boxes held out (Ampere's only with
 // one process per GPU, as engines run: its -g 8 sweeps hide it behind their launches).
 std::optional<std::string> held_out_lean_note(const GroupSummary& g, CollectiveOp op, int gpus_per_thread) {
-  if (g.nodes != 1 || !g.all_nvl) return std::nullopt;
+  if (g.nodes != 1 || !g.all_nvl || g.staged) return std::nullopt;  // the held-out sweeps ran P2P over NVLink
   if (op == CollectiveOp::all_to_all)
     return "all-to-all within a node: two held-out alltoall_perf sweeps (8x H100, 8x B200; tests/data/measured/SOURCES.md) "
            "ran their 1-64 MiB (the H100's from 32 MiB) 19-57% slower than simulated, an expert-parallel step's dispatch "

@@ -222,7 +222,7 @@ TEST_CASE("a staged pair across sockets whose GPUs each have a NIC behind their 
   CHECK(one_nic.find("NIC") == std::string::npos);  // GPU1 has no NIC near it: NCCL keeps SHM
 }
 
-TEST_CASE("host-staged rings on an NVLink box run no LL128: NCCL enables it only on NVLink paths") {
+TEST_CASE("host-staged rings on an NVLink box run no LL128 (NCCL enables it only on NVLink paths) and carry no NVLink lean note") {
   // NCCL's tuner (tuning.cc) enables LL128 where the ring's paths within the node are NVLink (typeIntra
   // <= PATH_NVB); P2P off routes them through the CPU. DGX A100 GPUs 4-7 with P2P off: at 32 KiB the
   // fastest allowed protocol is LL (LL128 ran there at 1.35 GB/s before session 44), from 1 MiB Simple.
@@ -234,6 +234,9 @@ TEST_CASE("host-staged rings on an NVLink box run no LL128: NCCL enables it only
     CHECK(p.protocol != Protocol::LL128);
   }
   CHECK(cm.summary(CollectiveOp::all_reduce, {4, 5, 6, 7}).ll128_enabled == false);
+  // Nor the held-out NVLink sweeps' small-size lean (they ran P2P): no note of it.
+  for (const std::string& note : cm.group_notes(CollectiveOp::all_reduce, {4, 5, 6, 7}))
+    CHECK(note.find("NVLink, one process per GPU") == std::string::npos);
   // With P2P the same GPUs run LL128 where it is cheapest.
   Topology p2p(load_platform_file(ROOT + "/platforms/dgx_a100.xml"), {}, "");
   CHECK(CollectiveModel(p2p, {}, nullptr).summary(CollectiveOp::all_reduce, {4, 5, 6, 7}).ll128_enabled);
