@@ -54,7 +54,9 @@ CustomAllReduceFit custom_all_reduce_fit(const CustomAllReduce& c, const GroupSu
     f.why_not = fmt::format("{} ranks (the kernel runs on {})", n, fmt::join(c.world_sizes, ", "));
   else if (g.nodes > 1)
     f.why_not = "the group spans nodes";
-  else if (g.staged || !(g.all_nvl || (n == 2 && c.pcie_two_gpus)))
+  else if (g.staged)
+    f.why_not = "P2P is off between its GPUs (host-staged), and the kernel reads its peers' buffers";
+  else if (!(g.all_nvl || (n == 2 && c.pcie_two_gpus)))
     f.why_not = n == 2 ? "no NVLink or PCIe P2P between the two GPUs" : "not every pair of GPUs is on NVLink";
   else if (gen && size_B >= custom_max) {
     const double symm_max = c.symm_mem->max_B.at(gen).at(n);

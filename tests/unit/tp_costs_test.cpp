@@ -181,6 +181,11 @@ TEST_CASE("engines' own all-reduce on two PCIe GPUs with P2P: the kernel runs ov
   CHECK(p.engine_kernel == "one-shot");
   CHECK(p.worst_class == PathClass::SYS);  // not NVLink: --explain names the path the kernel crosses
   CHECK(p.bus_bw_Bps == doctest::Approx(0.54 * 24e9).epsilon(1e-3).scale(0));
+  // With P2P off the kernel cannot read its peer: NCCL, and the reason.
+  Topology off(load_platform_file(ROOT + "/tests/data/measured/nccl/platforms/8xrtx4090-sys-8numa-amd-p2p-patched.xml"), HardwareSpec{}, "OFF");
+  const CollectiveModel cm_off(off, VllmBox::with_vllm(), nullptr);
+  CHECK(custom_all_reduce_fit(VllmBox::vllm, cm_off.summary(CollectiveOp::all_reduce, {0, 1}), 1 << 20).why_not ==
+        "P2P is off between its GPUs (host-staged), and the kernel reads its peers' buffers");
 }
 
 // vLLM on an H100 NVSwitch box (multicast): its custom kernel stops at 256 KiB on 8 ranks (8 MiB on 2),
