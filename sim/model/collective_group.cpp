@@ -107,7 +107,7 @@ std::optional<std::string> forced_algorithm_unavailable(const std::string& force
 std::vector<std::string> CollectiveModel::group_notes(CollectiveOp op, const std::vector<int>& gpus) const {
   std::vector<std::string> notes;
   if (gpus.size() < 2) return notes;
-  const GroupSummary g = summary(op, gpus);
+  const GroupSummary& g = summary(op, gpus);
   if (!g.not_in_release.empty())
     notes.push_back(fmt::format("NCCL {} predates {}, which these GPUs and links would run: simulated without, as that release ran",
                                 spec_.nccl_version, fmt::join(g.not_in_release, ", ")));
@@ -179,7 +179,13 @@ void CollectiveModel::withhold_unreleased(bool& offered, const char* what, std::
   g.not_in_release.push_back(fmt::format("{} (NCCL {}.{})", what, release[0], release[1]));
 }
 
-GroupSummary CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
+const GroupSummary& CollectiveModel::summary(CollectiveOp op, const std::vector<int>& gpus) const {
+  const auto key = std::pair{static_cast<int>(op), gpus};
+  if (const auto it = summaries_.find(key); it != summaries_.end()) return it->second;
+  return summaries_.emplace(key, build_summary(op, gpus)).first->second;
+}
+
+GroupSummary CollectiveModel::build_summary(CollectiveOp op, const std::vector<int>& gpus) const {
   GroupSummary g;
   g.nranks = int(gpus.size());
   g.staging = staging_rates();

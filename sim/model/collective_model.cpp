@@ -484,7 +484,7 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   plan.nranks = int(gpus.size());
   plan.size_B = size_B;
   if (plan.nranks < 2) return plan;
-  const GroupSummary g = summary(op, gpus);
+  const GroupSummary& g = summary(op, gpus);
   plan.worst_class = g.worst_class;
   plan.staged = g.staged;
   plan.staged_across_sockets = g.staged_edge && g.staged_edge->crosses_socket;
@@ -509,7 +509,7 @@ CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, cons
   const int n = int(gpus.size());
   CollectivePlan plan;
   if (op == CollectiveOp::all_reduce && spec_.custom_all_reduce && n >= 2) {
-    const GroupSummary g = summary(op, gpus);
+    const GroupSummary& g = summary(op, gpus);
     const auto fit = custom_all_reduce_fit(*spec_.custom_all_reduce, g, size_B);
     if (fit.applies) {
       plan = custom_all_reduce_plan(*this, *spec_.custom_all_reduce, fit, g, size_B, gpus);

@@ -86,7 +86,8 @@ public:
   SolverFlow leg_flow(const Leg& leg, double bytes) const;
   std::vector<double> resource_capacities() const;
   // The group's rings as the tuner sees them (path class, wire rate, NVLS, nodes, GPU).
-  GroupSummary summary(CollectiveOp op, const std::vector<int>& gpus) const;
+  // Memoized per (op, group): it does not depend on the size.
+  const GroupSummary& summary(CollectiveOp op, const std::vector<int>& gpus) const;
   // The default model's bus bandwidth of (algorithm, protocol) on the group, uncontended and without
   // NCCL's medium-size tree factor: what a fitted line's model_fraction is measured against.
   double default_bus_Bps(Protocol p, Algorithm a, CollectiveOp op, const std::vector<int>& gpus) const;
@@ -131,6 +132,7 @@ private:
   void withhold_unreleased(bool& offered, const char* what, std::array<int, 2> release, GroupSummary& g) const;
   std::vector<std::pair<int, int>> edges(CollectiveOp op, const std::vector<int>& ring) const;
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
+  GroupSummary build_summary(CollectiveOp op, const std::vector<int>& gpus) const;  // summary(), uncached
   // build(), or the engine's own all-reduce kernel, plus the slowest-rank wait.
   CollectivePlan engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
 
@@ -138,6 +140,7 @@ private:
   CollectiveSpec spec_;
   const Calibration* calibration_;
   mutable std::map<std::tuple<int, double, std::vector<int>>, CollectivePlan> plans_;
+  mutable std::map<std::pair<int, std::vector<int>>, GroupSummary> summaries_;
   mutable std::map<std::vector<int>, std::vector<int>> rings_;
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> channel_rings_;
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> all_pairs_;
