@@ -70,10 +70,11 @@ std::vector<EngineProfile> build() {
                       "Hopper), CUDA graphs up to 512 sequences",
        .custom_all_reduce = vllm_custom_all_reduce(), .cuda_graph_max_batch = 512, .all_reduce_jitter_s = spread,
        .max_num_seqs = 256, .max_batched_tokens = 8192, .chunked_prefill = true,
-       .tp_check = "held out, vLLM ~0.5 (before V1) on H100 ran all 120 TP=2/4 batches of three models up to 25% slower than this model "
-                   "(10.9% median; on A100 40 GB 4.4%, 65 of 110 slower; Argonne LLM-Inference-Bench, README \"Validation\"): before V1 "
-                   "the driver worker broadcast each step's inputs to the others, which is not modelled; for such a version read TP>1 as "
-                   "optimistic",
+       .tp_check = "held out, vLLM ~0.5 (before V1) on H100 ran all 120 TP=2/4 batches of three models up to 25% slower than this "
+                   "model (12.0% median; on A100 40 GB 4.5%, 78 of 110 slower; Argonne LLM-Inference-Bench, README \"Validation\"): before "
+                   "V1 the driver worker broadcast each step's inputs to the others, which is not modelled; for such a version read TP>1 "
+                   "as optimistic. gpt-fast's batch-1 decode in CUDA graphs with PyTorch's intra-node all-reduce, which this profile "
+                   "stands in for, on 8x A100: within 0.9-8.4% at TP=2-8",
        .source = "vllm config: cudagraph capture sizes up to min(2 x max_num_seqs, 512); chunked prefill on in V1; "
                  "max_num_seqs 256, max_num_batched_tokens 8192 (engine/arg_utils.py)"},
       {.name = "sglang",
@@ -86,9 +87,9 @@ std::vector<EngineProfile> build() {
        .description = "TensorRT-LLM: an executor process per rank (MPI), one-shot all-reduce on NVLink (NCCL above its limits), CUDA graphs up to 128",
        .custom_all_reduce = trtllm_custom_all_reduce(), .cuda_graph_max_batch = 128, .all_reduce_jitter_s = spread,
        .max_num_seqs = 2048, .max_batched_tokens = 8192, .chunked_prefill = false, .kv_share_of_free = true,
-       .tp_check = "held out, TensorRT-LLM on H100 and A100 40 GB within 4.6% and 7.2% at TP=2/4 (medians over 15 groups, most rows slower "
-                   "than this model; Argonne "
-                   "LLM-Inference-Bench) and NeMo/TensorRT-LLM on DGX A100 and H100 within 1.1% and 3.5% at TP=2/4/8 (README \"Validation\")",
+       .tp_check = "held out, TensorRT-LLM 0.11 (its runner without CUDA graphs) on H100 and A100 40 GB within 2.6% and 4.9% at TP=2/4 "
+                   "(medians over 15 groups; Argonne LLM-Inference-Bench) and NeMo/TensorRT-LLM on DGX A100 and H100 within 3.4% and 3.3% "
+                   "at TP=2/4/8 (README \"Validation\")",
        .source = "TensorRT-LLM llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192, CUDA graph batch sizes up to 128, "
                  "KvCacheConfig free_gpu_memory_fraction 0.9 (of the memory free after the model loads)"},
       {.name = "tgi",

@@ -498,14 +498,18 @@ CollectivePlan CollectiveModel::build(CollectiveOp op, double size_B, const std:
   return plan;
 }
 
-const CollectivePlan& CollectiveModel::plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
-  auto key = std::tuple{static_cast<int>(op), size_B, gpus};
+const CollectivePlan& CollectiveModel::plan(CollectiveOp op, double size_B, const std::vector<int>& gpus, bool in_graph) const {
+  auto key = std::tuple{static_cast<int>(op), size_B, gpus, in_graph};
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
-  return plans_.emplace(key, engine_plan(op, size_B, gpus)).first->second;
+  return plans_.emplace(key, engine_plan(op, size_B, gpus, in_graph)).first->second;
 }
 
-CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const {
+double CollectiveModel::step_straggler_s(int n) const {
+  return n >= 2 ? spec_.all_reduce_jitter_s * expected_max_of_normals(n) : 0.0;
+}
+
+CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus, bool in_graph) const {
   const int n = int(gpus.size());
   CollectivePlan plan;
   if (op == CollectiveOp::all_reduce && spec_.custom_all_reduce && n >= 2) {
@@ -521,8 +525,8 @@ CollectivePlan CollectiveModel::engine_plan(CollectiveOp op, double size_B, cons
   } else {
     plan = build(op, size_B, gpus);
   }
-  if (n >= 2 && op != CollectiveOp::send_recv && spec_.all_reduce_jitter_s > 0) {
-    plan.straggler_s = spec_.all_reduce_jitter_s * expected_max_of_normals(n);
+  if (n >= 2 && op != CollectiveOp::send_recv && spec_.all_reduce_jitter_s > 0 && !in_graph) {
+    plan.straggler_s = step_straggler_s(n);
     plan.latency_s += plan.straggler_s;
     engine_notes_.insert(fmt::format("each collective on {} GPUs waits {:.1f} us for the last rank (arrival spread {:.1f} us x {:.2f})", n,
                                      plan.straggler_s * 1e6, spec_.all_reduce_jitter_s * 1e6, expected_max_of_normals(n)));

@@ -67,8 +67,13 @@ class CollectiveModel {
 public:
   CollectiveModel(const Topology& topology, CollectiveSpec spec, const Calibration* calibration);
 
-  // Memoized per (op, size, group).
-  const CollectivePlan& plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
+  // Memoized per (op, size, group, graph). `in_graph`: the collective runs inside a captured CUDA graph
+  // (a decode step's), whose kernels the GPUs run back to back without the host: its ranks arrive
+  // together, so it does not wait for the last rank's host (the step pays that once: step_straggler_s).
+  const CollectivePlan& plan(CollectiveOp op, double size_B, const std::vector<int>& gpus, bool in_graph = false) const;
+  // What a step captured in a CUDA graph waits once for its ranks' graph launches: the engine's arrival
+  // spread x the expected maximum of n normals (engine_all_reduce.hpp); 0 for one GPU or no spread.
+  double step_straggler_s(int n) const;
   // Ring order of a group: the cyclic order that crosses the slowest paths least
   // (exact search up to 9 GPUs, the given order beyond).
   const std::vector<int>& ring_order(const std::vector<int>& gpus) const;
@@ -134,12 +139,12 @@ private:
   CollectivePlan build(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
   GroupSummary build_summary(CollectiveOp op, const std::vector<int>& gpus) const;  // summary(), uncached
   // build(), or the engine's own all-reduce kernel, plus the slowest-rank wait.
-  CollectivePlan engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus) const;
+  CollectivePlan engine_plan(CollectiveOp op, double size_B, const std::vector<int>& gpus, bool in_graph) const;
 
   const Topology& topology_;
   CollectiveSpec spec_;
   const Calibration* calibration_;
-  mutable std::map<std::tuple<int, double, std::vector<int>>, CollectivePlan> plans_;
+  mutable std::map<std::tuple<int, double, std::vector<int>, bool>, CollectivePlan> plans_;
   mutable std::map<std::pair<int, std::vector<int>>, GroupSummary> summaries_;
   mutable std::map<std::vector<int>, std::vector<int>> rings_;
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> channel_rings_;

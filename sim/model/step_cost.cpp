@@ -144,13 +144,22 @@ struct StageGroups {
   const std::vector<int>& of(CollectiveOp op) const { return op == CollectiveOp::all_to_all ? stage : tp; }
 };
 
+// What segments() adds to as it goes: the step's breakdown, its kernels, and the widest group a
+// collective of the step waits on (whose ranks' arrival a step in a CUDA graph waits for once).
+struct StepTally {
+  Breakdown& b;
+  int kernels = 0;
+  int widest_group = 1;
+};
+
 // Turns ops into segments: compute accumulates until a collective closes the segment.
 std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, const CollectiveModel& cm,
-                              const StageGroups& groups, Breakdown& b, int& kernels, bool with_ops) {
+                              const StageGroups& groups, StepTally& tally, bool graphed, bool with_ops) {
+  Breakdown& b = tally.b;
   std::vector<Segment> out(1);
   for (const Op& op : ops) {
     if (op.kind != OpKind::collective) {
-      ++kernels;
+      ++tally.kernels;
       const double t = op_time(op, gpu, &b);
       out.back().compute_s += t;
       if (with_ops) out.back().ops.emplace_back(op.name, t);
@@ -158,8 +167,9 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
     }
     const std::vector<int>& group = groups.of(op.collective);
     if (group.size() < 2) continue;  // one GPU: no collective kernel is launched
-    ++kernels;
-    out.back().collective = &cm.plan(op.collective, op.collective_bytes, group);
+    ++tally.kernels;
+    tally.widest_group = std::max(tally.widest_group, int(group.size()));
+    out.back().collective = &cm.plan(op.collective, op.collective_bytes, group, graphed);
     (op.collective == CollectiveOp::all_to_all ? b.all_to_all : b.collectives) += out.back().collective->time_s();
     out.emplace_back();
   }
@@ -184,9 +194,10 @@ StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveMode
     return g;
   };
   plan.stage_layers = ops.stage_layers;
-  int kernels = 0;
+  const bool graphed = gpu.cuda_graphs && (gpu.cuda_graph_max_batch == 0 || ops.sequences <= gpu.cuda_graph_max_batch);
   Breakdown b;
-  plan.prologue = segments(ops.prologue, gpu, cm, stage(0), b, kernels, with_ops);
+  StepTally tally{b};
+  plan.prologue = segments(ops.prologue, gpu, cm, stage(0), tally, graphed, with_ops);
   for (std::size_t s = 0; s < pp; ++s) {
     if (s > 0) {
       // Each TP rank sends the activations to its counterpart in the next stage: one pair stands for them.
@@ -200,16 +211,18 @@ StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveMode
       const int times = ops.stage_kinds[s][k];
       if (times == 0) continue;
       Breakdown layer;
-      int layer_kernels = 0;
-      plan.stage_layer.back().push_back({segments(ops.kinds[k], gpu, cm, stage(s), layer, layer_kernels, with_ops), times});
+      StepTally layer_tally{layer};
+      plan.stage_layer.back().push_back({segments(ops.kinds[k], gpu, cm, stage(s), layer_tally, graphed, with_ops), times});
       b += layer.scaled(times);
-      kernels += layer_kernels * times;
+      tally.kernels += layer_tally.kernels * times;
+      tally.widest_group = std::max(tally.widest_group, layer_tally.widest_group);
     }
   }
-  plan.epilogue = segments(ops.epilogue, gpu, cm, stage(pp - 1), b, kernels, with_ops);
+  plan.epilogue = segments(ops.epilogue, gpu, cm, stage(pp - 1), tally, graphed, with_ops);
   plan.breakdown = b;
-  const bool graphed = gpu.cuda_graphs && (gpu.cuda_graph_max_batch == 0 || ops.sequences <= gpu.cuda_graph_max_batch);
-  plan.breakdown.launch = graphed ? gpu.graph_launch_s + kernels * gpu.graph_kernel_s : kernels * gpu.kernel_launch_s;
+  // In a CUDA graph the step's collectives wait for no rank's host; the ranks' graph launches do, once.
+  plan.breakdown.launch = graphed ? gpu.graph_launch_s + tally.kernels * gpu.graph_kernel_s + cm.step_straggler_s(tally.widest_group)
+                                  : tally.kernels * gpu.kernel_launch_s;
   plan.prologue.front().compute_s += plan.breakdown.launch;
   if (with_ops) plan.prologue.front().ops.emplace(plan.prologue.front().ops.begin(), "launch", plan.breakdown.launch);
   const double gpu_time = plan.breakdown.total();

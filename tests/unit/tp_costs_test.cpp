@@ -272,4 +272,31 @@ TEST_CASE("the slowest rank: each collective waits sigma x E[max of n]") {
   const CollectivePlan& with = b.plan(CollectiveOp::all_reduce, 8192, eight);
   CHECK(with.straggler_s == doctest::Approx(10e-6 * expected_max_of_normals(8)).scale(0));
   CHECK(with.time_s() == doctest::Approx(without + with.straggler_s).scale(0));
+  // Inside a CUDA graph the ranks run their kernels back to back without their hosts: no wait.
+  const CollectivePlan& graphed = b.plan(CollectiveOp::all_reduce, 8192, eight, true);
+  CHECK(graphed.straggler_s == 0);
+  CHECK(graphed.time_s() == doctest::Approx(without).scale(0));
+}
+
+TEST_CASE("a step in a CUDA graph waits for its ranks once, an eager step at every collective") {
+  const ModelCard model = load_model_card(ROOT + "/workloads/models/llama-3.1-8b.yaml");
+  const PlatformDesc platform = load_platform_file(ROOT + "/platforms/dgx_h100.xml");
+  Scenario s;
+  s.collectives.all_reduce_jitter_s = 10e-6;
+  Topology topo(platform, s.hardware, "");
+  CollectiveModel cm(topo, s.collectives, nullptr);
+  GpuModel gpu = gpu_model(*platform.gpus[0].spec, s, nullptr, 8, 8);
+  const StepOps ops = step_ops(model, 8, std::vector<SequenceWork>(1, {512, 1}));
+  const auto flat = ops.flatten();
+  const long collectives = std::count_if(flat.begin(), flat.end(), [](const Op& o) { return o.kind == OpKind::collective; });
+  const double wait = 10e-6 * expected_max_of_normals(8);  // sigma x E[max of 8 normals]
+  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  gpu.cuda_graphs = true;
+  const StepPlan graphed = plan_step(ops, gpu, cm, eight);
+  gpu.cuda_graphs = false;
+  const StepPlan eager = plan_step(ops, gpu, cm, eight);
+  // Graphed: launch = graph launch + kernels x graph_kernel_s + one wait; eager: every collective waits.
+  const long kernels = long(flat.size());
+  CHECK(graphed.breakdown.launch == doctest::Approx(gpu.graph_launch_s + double(kernels) * gpu.graph_kernel_s + wait).scale(0));
+  CHECK(eager.breakdown.collectives - graphed.breakdown.collectives == doctest::Approx(double(collectives) * wait).scale(0));
 }

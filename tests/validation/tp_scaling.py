@@ -2,7 +2,8 @@
 """Calibrate at the smallest TP, predict the others: tpsim against any published TP-scaling set.
 
 usage: tp_scaling.py TPSIM MEASURED.csv --template GPU[/MODEL]=SCENARIO [--template ...]
-                     [--fit host|host+sequence] [--check MEDIAN WORST [SPEEDUP]]   (run from the project root)
+                     [--fit host|host+sequence] [--engine-set KEY=VALUE ...] [--check MEDIAN WORST [SPEEDUP]]
+                     (run from the project root)
 
 MEASURED.csv has one row per measurement:
     engine,gpu,model,tp,batch,input_tokens,output_tokens,metric,measured,unit,source
@@ -12,7 +13,8 @@ calibration and anything else (GPU/MODEL, the rows' model column after a slash, 
 one model's rows; GPU alone serves the rest); its configs, workload and sweep are replaced: one configuration per
 TP in the rows (TP=t on GPUs 0..t-1), a closed batch of the rows' lengths, a sweep over their
 batches. Its engine is the engine profile the rows' engine names (vLLM, SGLang, TensorRT-LLM, TGI)
-unless the template sets `engine: NAME`.
+unless the template sets `engine: NAME`; --engine-set KEY=VALUE sets one more key of it for every
+group (`--engine-set cuda_graphs=false` for an engine release that ran without CUDA graphs).
 
 What is fitted, on the rows of the set's smallest TP only (TP=1 where the set has it; a set that
 starts at TP=2 fits there): the engine's host time per step h and, when those rows hold two or more
@@ -116,8 +118,9 @@ def solve(rows, fit_sequences):
     return h, c
 
 
-def run_group(tpsim, rows, template_path, fit_mode):
+def run_group(tpsim, rows, template_path, fit_mode, settings):
     template, engine = template_text(template_path)
+    engine.update(settings)
     if "name" not in engine and profile_of(rows[0]["engine"]):
         engine["name"] = profile_of(rows[0]["engine"])
     tps, batches = sorted({r["tp"] for r in rows}), sorted({r["batch"] for r in rows})
@@ -142,6 +145,7 @@ def main():
     tpsim, measured = args[0], args[1]
     templates = dict(a.split("=", 1) for a in (args[i + 1] for i, x in enumerate(args) if x == "--template"))
     fit_mode = args[args.index("--fit") + 1] if "--fit" in args else "host+sequence"
+    settings = dict(args[i + 1].split("=", 1) for i, x in enumerate(args) if x == "--engine-set")
     limits = None
     if "--check" in args:
         numbers = [x for x in args[args.index("--check") + 1:args.index("--check") + 4] if x.replace(".", "", 1).isdigit()]
@@ -156,7 +160,7 @@ def main():
         template = templates.get(f"{gpu}/{key[2]}", templates.get(gpu))
         if not template:
             sys.exit(f"no --template {gpu}=SCENARIO (or {gpu}/{key[2]}=SCENARIO) for the rows of {gpu}, {key[2]}")
-        engine, h, c, pred = run_group(tpsim, rows, template, fit_mode)
+        engine, h, c, pred = run_group(tpsim, rows, template, fit_mode, settings)
         if pred is None:
             print(f"{gpu} ({key[1]}, {key[2]}, {key[3]}/{key[4]} tokens): no row of its smallest TP tpsim can run, nothing to fit: skipped\n")
             continue
