@@ -239,7 +239,8 @@ ConfigResult run_config(const Scenario& s, const Inputs& in, const ConfigSpec& c
                                   gpu.spec->name, gpu.spec->bf16_peak_flops / 1e12));
   r.notes.insert(r.notes.end(), in.model.notes.begin(), in.model.notes.end());
   if (const EngineProfile* p = find_engine_profile(s.engine.name)) {
-    r.notes.push_back(fmt::format("engine: {} ({}); all-reduce {}, arrival spread {:.1f} us", p->name, p->description, s.engine.all_reduce,
+    r.notes.push_back(fmt::format("engine: {} ({}); all-reduce {}, arrival spread {:.1f} us (waited for at every collective of an "
+                                  "eager step, once by a step in a CUDA graph)", p->name, p->description, s.engine.all_reduce,
                                   s.engine.all_reduce_jitter_s * 1e6));
     if (c.tp > 1 && !p->tp_check.empty()) r.notes.push_back(fmt::format("engine {} at TP={}: {}", p->name, c.tp, p->tp_check));
   }
