@@ -27,10 +27,12 @@ void expert_gemms(std::vector<Op>& L, const ModelCard& model, double rows, doubl
   const double up_bias = model.mlp_bias ? up * inter * s : 0, down_bias = model.mlp_bias ? d / tp * s : 0;
   Op gate_up = gemm("moe_gate_up", rows, up * inter, d, active * (model.linear_weight_bytes(up * inter, d) + up_bias));
   gate_up.bytes = gate_up.weight_bytes + (m_in * d + rows * up * inter) * ACT;
+  gate_up.groups = active;
   L.push_back(gate_up);
   L.push_back(elementwise(model.gated_mlp ? "silu_mul" : "activation", rows * inter, 3));
   Op down = gemm("moe_down", rows, d, inter, active * (model.linear_weight_bytes(d, inter) + down_bias));
   down.bytes = down.weight_bytes + (rows * inter + m_in * d) * ACT;
+  down.groups = active;
   L.push_back(down);
 }
 

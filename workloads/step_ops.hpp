@@ -33,6 +33,7 @@ struct Op {
   OpKind kind = OpKind::elementwise;
   const char* name = "";
   double m = 0, n = 0, k = 0;     // GEMM shape (tokens x out x in)
+  double groups = 1;              // a grouped GEMM (MoE experts): `groups` weight matrices of n x k, m rows over them
   double flops = 0;               // per rank
   double bytes = 0;               // HBM bytes per rank (weights + activations or KV)
   double weight_bytes = 0;        // of which weights

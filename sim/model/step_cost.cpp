@@ -28,11 +28,11 @@ Breakdown Breakdown::scaled(double f) const {
 
 namespace {
 
-// Steps repeat the same shapes millions of times: each GEMM shape (m, n, k, bytes) is timed once.
+// Steps repeat the same shapes millions of times: each GEMM shape (m, n, k, bytes, groups) is timed once.
 std::function<std::optional<double>(const Op&)> memoised_by_shape(std::function<double(const Op&)> time) {
-  auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long, long long>, double>>();
+  auto memo = std::make_shared<std::map<std::tuple<long long, long long, long long, long long, long long>, double>>();
   return [time = std::move(time), memo](const Op& op) -> std::optional<double> {
-    const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k), std::llround(op.bytes)};
+    const std::tuple key{std::llround(op.m), std::llround(op.n), std::llround(op.k), std::llround(op.bytes), std::llround(op.groups)};
     auto it = memo->find(key);
     if (it == memo->end()) it = memo->emplace(key, time(op)).first;
     return it->second;
@@ -42,7 +42,9 @@ std::function<std::optional<double>(const Op&)> memoised_by_shape(std::function<
 // The calibration's GEMM table as a lookup, when it measured the weights' type (or its sibling:
 // tensor cores run bf16 and fp16 at the same rate); else an empty function. Each shape's
 // efficiency is taken on `measured_on`'s rates and applied to `target`'s (the same GPU: the
-// measured times come back exactly).
+// measured times come back exactly). A grouped GEMM (MoE experts) is its groups' GEMMs, each of
+// n x k weights over its share of the rows: groups x time(ceil(m / groups), n, k), each group reading
+// its own weights.
 std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibration& cal, double compute_bytes, const fit::GemmRates& measured_on,
                                                                  const fit::GemmRates& target) {
   std::vector<fit::GemmPoint> points;
@@ -52,7 +54,9 @@ std::function<std::optional<double>(const Op&)> calibrated_gemms(const Calibrati
   if (!table->has_dtype(dtype) && dtype == "bf16") dtype = "fp16";
   if (!table->has_dtype(dtype)) return {};
   return memoised_by_shape([table, dtype, measured_on, target](const Op& op) {
-    return table->predict_time_on(std::llround(op.m), std::llround(op.n), std::llround(op.k), dtype, measured_on, target);
+    const double groups = std::max(1.0, op.groups);
+    const auto rows = std::max<long long>(1, std::llround(std::ceil(op.m / groups)));
+    return groups * table->predict_time_on(rows, std::llround(op.n), std::llround(op.k), dtype, measured_on, target);
   });
 }
 

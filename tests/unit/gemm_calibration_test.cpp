@@ -179,3 +179,17 @@ TEST_CASE("the GPU a GEMM or HBM table names: its '# gpu:' line, and a calibrati
   CHECK(parse_calibration("gpu: NVIDIA A100-SXM4-80GB\n", "c.yaml").tables_gpu->name == "A100-SXM4-80GB");
   CHECK_THROWS_WITH_AS(parse_calibration("gpu: Quadro 9000\n", "c.yaml"), "c.yaml:1:6: error: unknown GPU model 'Quadro 9000'", InputError);
 }
+
+TEST_CASE("a grouped GEMM (MoE experts) from a calibration's table: each group's GEMM over its rows, its own weights") {
+  Calibration cal;
+  for (const auto& p : two_a100_rows()) cal.gemm.push_back({p.op, int(p.m), int(p.n), int(p.k), p.dtype, p.time_s});
+  Scenario s;
+  const GpuModel gpu = gpu_model(*find_gpu("A100-SXM4-80GB"), s, &cal, 2, 2);
+  Op one;
+  one.kind = OpKind::gemm, one.m = 1, one.n = 4096, one.k = 4096;
+  Op two = one;  // a decode token's top-2 experts: 2 rows over 2 weight matrices, 1 row each
+  two.m = 2, two.groups = 2;
+  // groups x time(ceil(m / groups), n, k) = 2 x 24 us: the table's GEMV once per expert.
+  CHECK(op_time(two, gpu) == doctest::Approx(2 * op_time(one, gpu)).scale(0).epsilon(1e-12));
+  CHECK(op_time(one, gpu) == doctest::Approx(24e-6).scale(0).epsilon(1e-12));
+}
