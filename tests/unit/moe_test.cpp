@@ -79,6 +79,9 @@ TEST_CASE("MoE FLOPs per token with top-k: Qwen3-30B-A3B runs 6 k d I flops per 
   // Router: 2 x d x 128 per token; at B = 32 the 256 token-expert rows touch at most all 128 experts' weights.
   CHECK(op_named(L, "router").flops / B == doctest::Approx(2 * d * 128).scale(0));
   CHECK(op_named(L, "moe_down").weight_bytes == doctest::Approx(128 * d * I * 2).scale(0));
+  // A grouped GEMM over the experts it touches: min(128, 32 x 8) = 128 groups (a GEMM table times each group).
+  CHECK(op_named(L, "moe_gate_up").groups == 128);
+  CHECK(op_named(step_ops(m, 1, std::vector<SequenceWork>(1, {100, 1})).layer(), "moe_down").groups == 8);  // one token: its k = 8
   // TP=4 shards each expert's intermediate: a quarter of the flops per rank.
   const StepOps tp4 = step_ops(m, 4, std::vector<SequenceWork>(32, {100, 1}));
   CHECK(op_named(tp4.layer(), "moe_down").flops == doctest::Approx(op_named(L, "moe_down").flops / 4).scale(0));
@@ -96,6 +99,7 @@ TEST_CASE("expert parallelism: E/EP experts per GPU, imbalance x tokens x k / EP
   const double d = 2048, I = 768;
   CHECK(op_named(L, "moe_gate_up").m == doctest::Approx(160).scale(0));
   CHECK(op_named(L, "moe_down").weight_bytes == doctest::Approx(32 * d * I * 2).scale(0));
+  CHECK(op_named(L, "moe_down").groups == 32);
   CHECK(op_named(L, "qkv_proj").m == doctest::Approx(16).scale(0));  // attention on the group's own 16 sequences
   // Each GPU's buffer: imbalance x its 16 tokens x k copies x d x 2 bytes = 1.25 x 16 x 8 x 2048 x 2.
   const Op& dispatch = op_named(L, "moe_dispatch");
