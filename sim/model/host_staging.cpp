@@ -24,7 +24,7 @@ constexpr double SOCKET_COPY_BPS = 1.44e9;
 // the nine runs' median plateau is 4.0 GB/s; across sockets the four boxes split, 1.07 (4x L40) and
 // 1.41 (the A40) against 5.0 (4x A100 PCIe pod) and 14.9 (8x RTX 4090 on EPYC), and nothing they
 // publish (CPU, NCCL version, launch mode) tells the two kinds apart. The rates stay; a staged
-// collective's interval carries that spread (sim/model/intervals.cpp, COLL_STAGED_WITHIN_FACTOR and COLL_STAGED_ACROSS_FACTOR).
+// collective's interval carries that spread (sim/model/intervals.cpp, STAGED_WITHIN and STAGED_ACROSS).
 
 }  // namespace
 

@@ -29,7 +29,12 @@ constexpr double COLL_NETWORK_SLOWER = 0.152;
 // socket copy, 4 boxes: 1.02, 1.35, 3.48, 10.3) 2.42: the socket crossing is the less known stage.
 // Before session 44 one factor over all 13 boxes, 1.30, gave a cross-socket run the within-socket spread.
 // Staged times move by this factor either way: their spread is a ratio, not a difference.
-constexpr double COLL_STAGED_WITHIN_FACTOR = 1.29, COLL_STAGED_ACROSS_FACTOR = 2.42;
+struct StagedSpread {
+  double factor;
+  const char *side, *boxes, *range;
+};
+constexpr StagedSpread STAGED_WITHIN{1.29, "", "within a socket, 9 of them", "0.64x to 6.8x the 4.0 GB/s host copy"};
+constexpr StagedSpread STAGED_ACROSS{2.42, " across sockets", "that cross sockets, 4 of them", "0.74x to 10x the 1.44 GB/s socket copy"};
 
 Spread symmetric(double value, std::string source) { return {value, value, std::move(source)}; }
 
@@ -103,16 +108,14 @@ Spread collective_spread(const ConfigResult& c, const Calibration* cal, const st
                                                worst_median * 100, cal->file));
   }
   if (!copy_rates_given && either_collective(c, [](const CollectivePlan& p) { return p.staged; })) {
-    const bool across = either_collective(c, [](const CollectivePlan& p) { return p.staged_across_sockets; });
-    const double factor = across ? COLL_STAGED_ACROSS_FACTOR : COLL_STAGED_WITHIN_FACTOR;
-    return {1 - 1 / factor, factor - 1,
+    const StagedSpread& st =
+        either_collective(c, [](const CollectivePlan& p) { return p.staged_across_sockets; }) ? STAGED_ACROSS : STAGED_WITHIN;
+    return {1 - 1 / st.factor, st.factor - 1,
             fmt::format("collectives staged through host memory at the default copy rates{}: ×/÷{:.3g} (-{:.1f}%/+{:.1f}%) on their bandwidth "
                         "term, the median factor between those rates and the plateaus of the published P2P-off boxes {} "
                         "(tests/data/measured/p2p_off_plateaus.csv: {}); their latency term ±{:.1f}% (the staged floors, 11.8 / 23.4 / 38.8 us "
                         "measured, read 11.7 / 21.5 / 41.1)",
-                        across ? " across sockets" : "", factor, (1 - 1 / factor) * 100, (factor - 1) * 100,
-                        across ? "that cross sockets, 4 of them" : "within a socket, 9 of them",
-                        across ? "0.74x to 10x the 1.44 GB/s socket copy" : "0.64x to 6.8x the 4.0 GB/s host copy", COLL_DEFAULT * 100),
+                        st.side, st.factor, (1 - 1 / st.factor) * 100, (st.factor - 1) * 100, st.boxes, st.range, COLL_DEFAULT * 100),
             true};
   }
   if (network)

@@ -151,20 +151,25 @@ struct StageGroups {
 // What segments() adds to as it goes: the step's breakdown, its kernels, and the widest group a
 // collective of the step waits on (whose ranks' arrival a step in a CUDA graph waits for once).
 struct StepTally {
-  Breakdown& b;
+  Breakdown b;
   int kernels = 0;
   int widest_group = 1;
+  // A layer run `times` over.
+  void add(const StepTally& layer, int times) {
+    b += layer.b.scaled(times);
+    kernels += layer.kernels * times;
+    widest_group = std::max(widest_group, layer.widest_group);
+  }
 };
 
 // Turns ops into segments: compute accumulates until a collective closes the segment.
 std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, const CollectiveModel& cm,
                               const StageGroups& groups, StepTally& tally, bool graphed, bool with_ops) {
-  Breakdown& b = tally.b;
   std::vector<Segment> out(1);
   for (const Op& op : ops) {
     if (op.kind != OpKind::collective) {
       ++tally.kernels;
-      const double t = op_time(op, gpu, &b);
+      const double t = op_time(op, gpu, &tally.b);
       out.back().compute_s += t;
       if (with_ops) out.back().ops.emplace_back(op.name, t);
       continue;
@@ -174,7 +179,7 @@ std::vector<Segment> segments(const std::vector<Op>& ops, const GpuModel& gpu, c
     ++tally.kernels;
     tally.widest_group = std::max(tally.widest_group, int(group.size()));
     out.back().collective = &cm.plan(op.collective, op.collective_bytes, group, graphed);
-    (op.collective == CollectiveOp::all_to_all ? b.all_to_all : b.collectives) += out.back().collective->time_s();
+    (op.collective == CollectiveOp::all_to_all ? tally.b.all_to_all : tally.b.collectives) += out.back().collective->time_s();
     out.emplace_back();
   }
   if (out.back().compute_s == 0 && out.size() > 1) out.pop_back();
@@ -199,31 +204,27 @@ StepPlan plan_step(const StepOps& ops, const GpuModel& gpu, const CollectiveMode
   };
   plan.stage_layers = ops.stage_layers;
   const bool graphed = gpu.cuda_graphs && (gpu.cuda_graph_max_batch == 0 || ops.sequences <= gpu.cuda_graph_max_batch);
-  Breakdown b;
-  StepTally tally{b};
+  StepTally tally;
   plan.prologue = segments(ops.prologue, gpu, cm, stage(0), tally, graphed, with_ops);
   for (std::size_t s = 0; s < pp; ++s) {
     if (s > 0) {
       // Each TP rank sends the activations to its counterpart in the next stage: one pair stands for them.
       Segment send;
       send.collective = &cm.plan(CollectiveOp::send_recv, ops.stage_send.collective_bytes, {replica[(s - 1) * per_stage], replica[s * per_stage]});
-      b.collectives += send.collective->time_s();
+      tally.b.collectives += send.collective->time_s();
       plan.sends.push_back(send);
     }
     plan.stage_layer.emplace_back();
     for (std::size_t k = 0; k < ops.kinds.size(); ++k) {
       const int times = ops.stage_kinds[s][k];
       if (times == 0) continue;
-      Breakdown layer;
-      StepTally layer_tally{layer};
-      plan.stage_layer.back().push_back({segments(ops.kinds[k], gpu, cm, stage(s), layer_tally, graphed, with_ops), times});
-      b += layer.scaled(times);
-      tally.kernels += layer_tally.kernels * times;
-      tally.widest_group = std::max(tally.widest_group, layer_tally.widest_group);
+      StepTally layer;
+      plan.stage_layer.back().push_back({segments(ops.kinds[k], gpu, cm, stage(s), layer, graphed, with_ops), times});
+      tally.add(layer, times);
     }
   }
   plan.epilogue = segments(ops.epilogue, gpu, cm, stage(pp - 1), tally, graphed, with_ops);
-  plan.breakdown = b;
+  plan.breakdown = tally.b;
   // In a CUDA graph the step's collectives wait for no rank's host; the ranks' graph launches do, once.
   plan.breakdown.launch = graphed ? gpu.graph_launch_s + tally.kernels * gpu.graph_kernel_s + cm.step_straggler_s(tally.widest_group)
                                   : tally.kernels * gpu.kernel_launch_s;

@@ -40,7 +40,6 @@ std::vector<std::string> predates(const std::string& version, const std::string&
   return {"NCCL " + version + " predates " + what + ", which these GPUs and links would run: simulated without, as that release ran"};
 }
 
-
 // The note's first part, up to its reason's parenthesis.
 std::string lead(const std::string& algorithm, const std::string& op, int n) {
   return "algorithm " + algorithm + " forced, which does not apply to " + op + " on these " + std::to_string(n) + " GPUs (";

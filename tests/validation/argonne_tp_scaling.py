@@ -24,7 +24,6 @@ held to the limit.
 import csv
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tp_scaling  # noqa: E402
@@ -69,16 +68,7 @@ def rows_of(engine, lengths, known):
 
 def predict(tpsim, rows, header, limit, settings):
     """tp_scaling.py on these rows; with a limit, its --check."""
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        f.write(header)
-        writer = csv.DictWriter(f, fieldnames=header.strip().split(","), lineterminator="\n")
-        writer.writerows(rows)
-    sys.argv = [sys.argv[0], tpsim, f.name] + [x for k, t in TEMPLATES.items() for x in ("--template", f"{k}={t}")]
-    sys.argv += settings + (["--check", limit, "100"] if limit else [])
-    try:
-        return tp_scaling.main()
-    finally:
-        os.unlink(f.name)
+    return tp_scaling.main_on(tpsim, header, rows, TEMPLATES, settings + (["--check", limit, "100"] if limit else []))
 
 
 def main():

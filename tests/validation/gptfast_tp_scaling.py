@@ -17,7 +17,6 @@ Llama-3.1-70B is run and printed but not held to the limits (KNOWN_MISS).
 import csv
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tp_scaling  # noqa: E402
@@ -34,14 +33,8 @@ KNOWN_MISS = ("Llama-3.1-70B", "its TP=2 row (16.03 tokens/s) is 25% slower than
 def run(tpsim, keep, limits):
     """tp_scaling.py on the rows whose model `keep` accepts."""
     lines = [line for line in open(MEASURED) if not line.startswith("#")]
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        f.write(lines[0])
-        f.writelines(line for line in lines[1:] if keep(next(csv.reader([line]))[2]))
-    sys.argv = [sys.argv[0], tpsim, f.name] + [x for k, t in TEMPLATES.items() for x in ("--template", f"{k}={t}")] + limits
-    try:
-        return tp_scaling.main()
-    finally:
-        os.unlink(f.name)
+    rows = [r for r in csv.DictReader(lines) if keep(r["model"])]
+    return tp_scaling.main_on(tpsim, lines[0], rows, TEMPLATES, limits)
 
 
 if __name__ == "__main__":

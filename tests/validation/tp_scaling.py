@@ -192,5 +192,18 @@ def main():
     return 0
 
 
+def main_on(tpsim, header, rows, templates, extra=()):
+    """main() on some rows of a set (dicts of its CSV's columns, `header` its column line), with its templates
+    ({"GPU[/MODEL]": SCENARIO}) and more arguments (--check, --engine-set): what a set's own script runs."""
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        f.write(header)
+        csv.DictWriter(f, fieldnames=header.strip().split(","), lineterminator="\n").writerows(rows)
+    sys.argv = [sys.argv[0], tpsim, f.name] + [x for k, t in templates.items() for x in ("--template", f"{k}={t}")] + list(extra)
+    try:
+        return main()
+    finally:
+        os.unlink(f.name)
+
+
 if __name__ == "__main__":
     sys.exit(main())
