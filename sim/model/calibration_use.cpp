@@ -199,6 +199,12 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
   if (t.worst_class == PathClass::NVL && !inside && fitted_cc && t.compute_capability && fitted_cc / 10 != t.compute_capability / 10)
     return {fallback, "default", fmt::format("{}: an NVLink fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})",
                                              line, fitted_cc, t.compute_capability)};
+  // Across nodes LL and LL128 run at rates NCCL sets by GPU generation (tuning.cc llMaxBws, perChMaxRingLL128Bws,
+  // perChMaxTreeLL128Bws: Blackwell's twice Hopper's), not the NICs': their lines stay within a generation.
+  if (t.worst_class == PathClass::NET && p != Protocol::Simple && !inside && fitted_cc && t.compute_capability &&
+      fitted_cc / 10 != t.compute_capability / 10)
+    return {fallback, "default", fmt::format("{}: a network {} fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})",
+                                             line, protocol_name(p), fitted_cc, t.compute_capability)};
   if (!e.wire_Bps || !f.wire_fraction) {
     // Absolute numbers: the latency in its ratio to the default model (as with a wire rate below:
     // moving it by hops alone took a fitted 8-rank LL128 intercept of 18.6 us to 3.6 us at 2 ranks,

@@ -315,6 +315,35 @@ TEST_CASE("a network fit stays on the transport it measured, whatever the NICs' 
                        "transport (fitted over cxi, the target's nodes use rdma)"));
 }
 
+TEST_CASE("across nodes a network LL or LL128 line stays within its GPU generation; its Simple line carries") {
+  // NCCL sets LL's and LL128's rates by GPU generation (tuning.cc llMaxBws, perChMaxRingLL128Bws: Blackwell's
+  // twice Hopper's), a Simple ring across nodes runs at its NICs'. A B200 (sm_100) fit on 2 nodes of the same
+  // 8 x 400 Gb/s NICs and RDMA as the 2x DGX H100 (sm_90): its LL ring line keeps the H100 default, and says so;
+  // its Simple ring line, 0.9 of the wire, carries: 0.9 x 400 GB/s.
+  Calibration cal = simple_line(400e-6, 0.9 * 400e9, 400e9, Algorithm::ring);
+  CollectiveCalibration& e = cal.collectives[0];
+  e.path_class = "NET", e.nranks = 16, e.nodes = 2, e.gpu = "B200-SXM-180GB", e.net_transport = "rdma";
+  e.gpu_spec = find_gpu_any_name(e.gpu);
+  ProtocolFit ll{30e-6, 40e9, true};
+  ll.wire_fraction = 40e9 / 400e9;
+  ll.algorithm = Algorithm::ring;
+  e.protocols[0] = ll;
+  CollectiveSpec spec;
+  spec.protocol = "LL";
+  spec.algorithm = "ring";
+  TwoH100Nodes simple_box(cal, "ring");
+  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
+  CollectiveModel ll_model(topo, spec, &cal);
+  std::vector<int> gpus(16);
+  std::iota(gpus.begin(), gpus.end(), 0);
+  CHECK_FALSE(ll_model.plan(CollectiveOp::all_reduce, 1 << 20, gpus).calibrated);
+  CHECK(has_note(ll_model, "default: ring LL line of fit.log (16 ranks, B200-SXM-180GB): a network LL fit is not carried to another GPU "
+                           "generation (fitted on sm_100, the target is sm_90)"));
+  const CollectivePlan& simple = simple_box.model.plan(CollectiveOp::all_reduce, 1 << 30, simple_box.gpus);
+  CHECK(simple.calibrated);
+  CHECK(simple.bus_bw_Bps == doctest::Approx(0.9 * 400e9).scale(0));
+}
+
 TEST_CASE("a line of a log that ran under NCCL_ALGO is used for that algorithm only") {
   // A ring/Simple line of 2 DGX H100 nodes fitted under NCCL_ALGO=Ring (forced_algorithm: ring), on
   // the same 16 GPUs: a run forced to the tree takes the default, one forced to the ring the line (its
