@@ -192,19 +192,18 @@ LineUse use_line(const CollectiveCalibration& e, Protocol p, Algorithm a, Collec
     return {fallback, "default", fmt::format("{}: a network fit is not carried to another transport (fitted over {}, the target's "
                                              "nodes use {})",
                                              line, e.net_transport, net_transport_names()[static_cast<int>(t.transport)])};
-  // NVLink's achieved share of its wire is its generation's (the links and the SMs that drive them):
-  // an A100 NVLink3 fit's Simple line reaches 0.70-0.78, the held-out V100 NVLink2 mesh 0.87, and
-  // carrying the A100 fit there took 16.7% to 20.7% median error. It stays within a generation.
+  // A line whose pace is the GPUs' stays within their generation. NVLink's achieved share of its wire is its
+  // generation's (the links and the SMs that drive them): an A100 NVLink3 fit's Simple line reaches 0.70-0.78,
+  // the held-out V100 NVLink2 mesh 0.87, and carrying the A100 fit there took 16.7% to 20.7% median error.
+  // Across nodes LL and LL128 run at rates NCCL sets by generation (tuning.cc llMaxBws, perChMaxRingLL128Bws,
+  // perChMaxTreeLL128Bws: Blackwell's twice Hopper's), not the NICs' (Simple's pace, which carries).
   const int fitted_cc = e.gpu_spec ? e.gpu_spec->compute_capability : 0;
-  if (t.worst_class == PathClass::NVL && !inside && fitted_cc && t.compute_capability && fitted_cc / 10 != t.compute_capability / 10)
-    return {fallback, "default", fmt::format("{}: an NVLink fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})",
-                                             line, fitted_cc, t.compute_capability)};
-  // Across nodes LL and LL128 run at rates NCCL sets by GPU generation (tuning.cc llMaxBws, perChMaxRingLL128Bws,
-  // perChMaxTreeLL128Bws: Blackwell's twice Hopper's), not the NICs': their lines stay within a generation.
-  if (t.worst_class == PathClass::NET && p != Protocol::Simple && !inside && fitted_cc && t.compute_capability &&
-      fitted_cc / 10 != t.compute_capability / 10)
-    return {fallback, "default", fmt::format("{}: a network {} fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})",
-                                             line, protocol_name(p), fitted_cc, t.compute_capability)};
+  const bool gpus_pace = t.worst_class == PathClass::NVL || (t.worst_class == PathClass::NET && p != Protocol::Simple);
+  if (gpus_pace && !inside && fitted_cc && t.compute_capability && fitted_cc / 10 != t.compute_capability / 10)
+    return {fallback, "default",
+            fmt::format("{}: {} fit is not carried to another GPU generation (fitted on sm_{}, the target is sm_{})", line,
+                        t.worst_class == PathClass::NVL ? std::string("an NVLink") : fmt::format("a network {}", protocol_name(p)),
+                        fitted_cc, t.compute_capability)};
   if (!e.wire_Bps || !f.wire_fraction) {
     // Absolute numbers: the latency in its ratio to the default model (as with a wire rate below:
     // moving it by hops alone took a fitted 8-rank LL128 intercept of 18.6 us to 3.6 us at 2 ranks,

@@ -88,12 +88,13 @@ struct TwoH100Nodes {
   Topology topo{load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, ""};
   CollectiveModel model;
   std::vector<int> gpus = std::vector<int>(16);
-  TwoH100Nodes(const Calibration& cal, const std::string& algorithm) : model(topo, forced(algorithm), &cal) {
+  TwoH100Nodes(const Calibration& cal, const std::string& algorithm, const std::string& protocol = "Simple")
+      : model(topo, forced(algorithm, protocol), &cal) {
     std::iota(gpus.begin(), gpus.end(), 0);
   }
-  static CollectiveSpec forced(const std::string& algorithm) {
+  static CollectiveSpec forced(const std::string& algorithm, const std::string& protocol = "Simple") {
     CollectiveSpec spec;
-    spec.protocol = "Simple";
+    spec.protocol = protocol;
     spec.algorithm = algorithm;
     return spec;
   }
@@ -328,17 +329,10 @@ TEST_CASE("across nodes a network LL or LL128 line stays within its GPU generati
   ll.wire_fraction = 40e9 / 400e9;
   ll.algorithm = Algorithm::ring;
   e.protocols[0] = ll;
-  CollectiveSpec spec;
-  spec.protocol = "LL";
-  spec.algorithm = "ring";
-  TwoH100Nodes simple_box(cal, "ring");
-  Topology topo(load_platform_file(ROOT + "/platforms/2x_dgx_h100_ib.xml"), {}, "");
-  CollectiveModel ll_model(topo, spec, &cal);
-  std::vector<int> gpus(16);
-  std::iota(gpus.begin(), gpus.end(), 0);
-  CHECK_FALSE(ll_model.plan(CollectiveOp::all_reduce, 1 << 20, gpus).calibrated);
-  CHECK(has_note(ll_model, "default: ring LL line of fit.log (16 ranks, B200-SXM-180GB): a network LL fit is not carried to another GPU "
-                           "generation (fitted on sm_100, the target is sm_90)"));
+  TwoH100Nodes ll_box(cal, "ring", "LL"), simple_box(cal, "ring");
+  CHECK_FALSE(ll_box.model.plan(CollectiveOp::all_reduce, 1 << 20, ll_box.gpus).calibrated);
+  CHECK(has_note(ll_box.model, "default: ring LL line of fit.log (16 ranks, B200-SXM-180GB): a network LL fit is not carried to another "
+                               "GPU generation (fitted on sm_100, the target is sm_90)"));
   const CollectivePlan& simple = simple_box.model.plan(CollectiveOp::all_reduce, 1 << 30, simple_box.gpus);
   CHECK(simple.calibrated);
   CHECK(simple.bus_bw_Bps == doctest::Approx(0.9 * 400e9).scale(0));
